@@ -1,0 +1,129 @@
+// Package kerr holds Kafka's protocol error codes as comparable values.
+//
+// A broker or coordinator rejection is data, not a Go error: the engine
+// returns a Code inside its decision and the UI, the trace and the lessons
+// print its Name, exactly as Kafka spells it in Errors.java.
+//
+// Retriable follows the exception class Kafka maps the code to (a subclass
+// of RetriableException or not). The client's reaction is a separate
+// matter: the transaction manager retries CONCURRENT_TRANSACTIONS although
+// its exception is not a RetriableException; engine/client models that.
+package kerr
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Code is a Kafka protocol error code (int16 on the wire).
+type Code int16
+
+// The codes eoslab produces or reacts to. Names, numbers and retriability
+// follow org.apache.kafka.common.protocol.Errors.
+const (
+	UnknownServerError                 Code = -1
+	None                               Code = 0
+	CorruptMessage                     Code = 2
+	NotLeaderOrFollower                Code = 6
+	RequestTimedOut                    Code = 7
+	MessageTooLarge                    Code = 10
+	CoordinatorLoadInProgress          Code = 14
+	CoordinatorNotAvailable            Code = 15
+	NotCoordinator                     Code = 16
+	NotEnoughReplicas                  Code = 19
+	NotEnoughReplicasAfterAppend       Code = 20
+	InvalidRequiredAcks                Code = 21
+	InvalidTimestamp                   Code = 32
+	InvalidRequest                     Code = 42
+	OutOfOrderSequenceNumber           Code = 45
+	DuplicateSequenceNumber            Code = 46
+	InvalidProducerEpoch               Code = 47
+	InvalidTxnState                    Code = 48
+	InvalidProducerIDMapping           Code = 49
+	InvalidTransactionTimeout          Code = 50
+	ConcurrentTransactions             Code = 51
+	TransactionCoordinatorFenced       Code = 52
+	TransactionalIDAuthorizationFailed Code = 53
+	KafkaStorageError                  Code = 56
+	UnknownProducerID                  Code = 59
+	InvalidRecord                      Code = 87
+	ProducerFenced                     Code = 90
+	TransactionalIDNotFound            Code = 105
+	TransactionAbortable               Code = 120
+)
+
+type info struct {
+	name      string
+	retriable bool
+	desc      string
+}
+
+// table is read-only after package initialisation.
+var table = map[Code]info{
+	UnknownServerError:                 {"UNKNOWN_SERVER_ERROR", false, "The server experienced an unexpected error when processing the request."},
+	None:                               {"NONE", false, "Success."},
+	CorruptMessage:                     {"CORRUPT_MESSAGE", true, "The batch failed its CRC check or is otherwise corrupt."},
+	NotLeaderOrFollower:                {"NOT_LEADER_OR_FOLLOWER", true, "This broker is not the leader (or a follower) for the partition."},
+	RequestTimedOut:                    {"REQUEST_TIMED_OUT", true, "The request timed out before the required replicas acknowledged it."},
+	MessageTooLarge:                    {"MESSAGE_TOO_LARGE", false, "The batch is larger than the partition accepts."},
+	CoordinatorLoadInProgress:          {"COORDINATOR_LOAD_IN_PROGRESS", true, "The coordinator is loading and cannot answer yet."},
+	CoordinatorNotAvailable:            {"COORDINATOR_NOT_AVAILABLE", true, "The coordinator is not available."},
+	NotCoordinator:                     {"NOT_COORDINATOR", true, "This broker is not the coordinator for the key."},
+	NotEnoughReplicas:                  {"NOT_ENOUGH_REPLICAS", true, "Fewer in-sync replicas than min.insync.replicas; nothing was appended."},
+	NotEnoughReplicasAfterAppend:       {"NOT_ENOUGH_REPLICAS_AFTER_APPEND", true, "Appended, but the in-sync replicas fell below min.insync.replicas."},
+	InvalidRequiredAcks:                {"INVALID_REQUIRED_ACKS", false, "acks must be -1, 0 or 1."},
+	InvalidTimestamp:                   {"INVALID_TIMESTAMP", false, "A record timestamp is out of the accepted range."},
+	InvalidRequest:                     {"INVALID_REQUEST", false, "The request is malformed."},
+	OutOfOrderSequenceNumber:           {"OUT_OF_ORDER_SEQUENCE_NUMBER", false, "The broker received an out of order sequence number."},
+	DuplicateSequenceNumber:            {"DUPLICATE_SEQUENCE_NUMBER", false, "The broker received a duplicate sequence number (not sent by brokers since 2.0)."},
+	InvalidProducerEpoch:               {"INVALID_PRODUCER_EPOCH", false, "The producer's epoch is older than the one the broker knows."},
+	InvalidTxnState:                    {"INVALID_TXN_STATE", false, "The request is not valid in the transaction's current state."},
+	InvalidProducerIDMapping:           {"INVALID_PRODUCER_ID_MAPPING", false, "The producer id does not belong to the transactional id."},
+	InvalidTransactionTimeout:          {"INVALID_TRANSACTION_TIMEOUT", false, "The transaction timeout is above transaction.max.timeout.ms or not positive."},
+	ConcurrentTransactions:             {"CONCURRENT_TRANSACTIONS", false, "The coordinator is still completing an earlier transition for this id."},
+	TransactionCoordinatorFenced:       {"TRANSACTION_COORDINATOR_FENCED", false, "A newer coordinator has taken over this transactional id."},
+	TransactionalIDAuthorizationFailed: {"TRANSACTIONAL_ID_AUTHORIZATION_FAILED", false, "Not authorized to use this transactional id."},
+	KafkaStorageError:                  {"KAFKA_STORAGE_ERROR", true, "The leader's log directory failed."},
+	UnknownProducerID:                  {"UNKNOWN_PRODUCER_ID", false, "The broker has no state for this producer id (brokers 1.0-2.4 only)."},
+	InvalidRecord:                      {"INVALID_RECORD", false, "The batch breaks a broker-side validation rule."},
+	ProducerFenced:                     {"PRODUCER_FENCED", false, "A newer producer with the same transactional id has fenced this one."},
+	TransactionalIDNotFound:            {"TRANSACTIONAL_ID_NOT_FOUND", false, "The transactional id is not known."},
+	TransactionAbortable:               {"TRANSACTION_ABORTABLE", false, "The transaction must be aborted by the client."},
+}
+
+// Name is Kafka's spelling of the error, e.g. OUT_OF_ORDER_SEQUENCE_NUMBER.
+func (c Code) Name() string {
+	if i, ok := table[c]; ok {
+		return i.name
+	}
+	return fmt.Sprintf("UNKNOWN_ERROR_%d", int16(c))
+}
+
+// Retriable reports whether Kafka's client treats the error as retriable.
+func (c Code) Retriable() bool { return table[c].retriable }
+
+// Description is a one-line explanation for narration and help.
+func (c Code) Description() string { return table[c].desc }
+
+// String returns "NAME (code)", e.g. "INVALID_PRODUCER_EPOCH (47)".
+func (c Code) String() string { return fmt.Sprintf("%s (%d)", c.Name(), int16(c)) }
+
+// Parse finds a code by its Kafka name.
+func Parse(name string) (Code, bool) {
+	for c, i := range table {
+		if i.name == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// All returns every known code, in ascending numeric order.
+func All() []Code {
+	out := make([]Code, 0, len(table))
+	for c := range table {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}

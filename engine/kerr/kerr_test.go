@@ -1,0 +1,45 @@
+package kerr
+
+import (
+	"testing"
+
+	fkerr "github.com/twmb/franz-go/pkg/kerr"
+)
+
+// Every code eoslab names must carry the same name, number and retriability
+// as an independent table (franz-go's kerr, itself generated from Kafka's Errors.java).
+func TestCodesMatchFranzGo(t *testing.T) {
+	for _, c := range All() {
+		if c == None {
+			continue // franz-go maps success to a nil error
+		}
+		ref := fkerr.ErrorForCode(int16(c))
+		if ref == nil {
+			t.Fatalf("%d: franz-go knows no such code", c)
+		}
+		ke := ref.(*fkerr.Error)
+		// franz-go keeps the pre-KIP-392 name for code 6; Kafka renamed it in 2.6.
+		if ke.Message != c.Name() && !(c == NotLeaderOrFollower && ke.Message == "NOT_LEADER_FOR_PARTITION") {
+			t.Errorf("code %d: name %q, franz-go says %q", c, c.Name(), ke.Message)
+		}
+		if ke.Retriable != c.Retriable() {
+			t.Errorf("%s: retriable %v, franz-go says %v", c.Name(), c.Retriable(), ke.Retriable)
+		}
+	}
+}
+
+func TestParseAndString(t *testing.T) {
+	c, ok := Parse("INVALID_PRODUCER_EPOCH")
+	if !ok || c != InvalidProducerEpoch {
+		t.Fatalf("Parse = %v, %v", c, ok)
+	}
+	if got := c.String(); got != "INVALID_PRODUCER_EPOCH (47)" {
+		t.Fatalf("String = %q", got)
+	}
+	if _, ok := Parse("NOPE"); ok {
+		t.Fatal("Parse accepted an unknown name")
+	}
+	if got := Code(999).Name(); got != "UNKNOWN_ERROR_999" {
+		t.Fatalf("unknown code name = %q", got)
+	}
+}

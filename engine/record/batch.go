@@ -1,0 +1,219 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/internal/wire"
+)
+
+// RecordHeader is one key/value header of a record. The key is never null.
+type RecordHeader struct {
+	Key   string
+	Value []byte // nil is a null value
+}
+
+// Record is one record inside a batch (DefaultRecord.java). A nil Key or
+// Value is null on the wire; an empty non-nil slice is zero bytes.
+type Record struct {
+	Attributes     int8
+	TimestampDelta int64
+	OffsetDelta    int32
+	Key            []byte
+	Value          []byte
+	Headers        []RecordHeader
+}
+
+// Batch is a decoded Record Batch v2.
+type Batch struct {
+	Header
+	Records []Record
+}
+
+// minRecordSize is the smallest possible encoded record: a one-byte length
+// and six one-byte fields (attributes, timestamp delta, offset delta, null
+// key, null value, zero headers).
+const minRecordSize = 7
+
+// maxRecordsArea bounds decompressed record data, so that a hostile or
+// corrupt batch cannot make the decoder allocate without limit.
+const maxRecordsArea = 64 << 20
+
+func recordBodySize(r *Record) int {
+	n := 1 + wire.VarlongLen(r.TimestampDelta) + wire.VarintLen(r.OffsetDelta) +
+		wire.NullableBytesLen(r.Key) + wire.NullableBytesLen(r.Value) +
+		wire.VarintLen(int32(len(r.Headers)))
+	for i := range r.Headers {
+		h := &r.Headers[i]
+		n += wire.VarintLen(int32(len(h.Key))) + len(h.Key) + wire.NullableBytesLen(h.Value)
+	}
+	return n
+}
+
+// AppendRecord appends one encoded record to dst.
+func AppendRecord(dst []byte, r *Record) []byte {
+	dst = wire.AppendVarint(dst, int32(recordBodySize(r)))
+	dst = append(dst, byte(r.Attributes))
+	dst = wire.AppendVarlong(dst, r.TimestampDelta)
+	dst = wire.AppendVarint(dst, r.OffsetDelta)
+	dst = wire.AppendNullableBytes(dst, r.Key)
+	dst = wire.AppendNullableBytes(dst, r.Value)
+	dst = wire.AppendVarint(dst, int32(len(r.Headers)))
+	for i := range r.Headers {
+		h := &r.Headers[i]
+		dst = wire.AppendVarint(dst, int32(len(h.Key)))
+		dst = append(dst, h.Key...)
+		dst = wire.AppendNullableBytes(dst, h.Value)
+	}
+	return dst
+}
+
+// Encoder turns batches into bytes. The zero value is ready to use; it keeps
+// its compressors and scratch space between calls. Not safe for concurrent use.
+type Encoder struct {
+	codecs  codecs
+	scratch []byte
+}
+
+// Append encodes b after dst and returns the extended slice. batchLength
+// and the CRC are computed; every other header field is written as given
+// (magic is always 2), so callers can build exactly the batch they mean,
+// including inconsistent ones a broker must refuse.
+func (e *Encoder) Append(dst []byte, b *Batch) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, make([]byte, HeaderSize)...)
+	if c := b.Attributes.Compression(); c == None {
+		for i := range b.Records {
+			dst = AppendRecord(dst, &b.Records[i])
+		}
+	} else {
+		e.scratch = e.scratch[:0]
+		for i := range b.Records {
+			e.scratch = AppendRecord(e.scratch, &b.Records[i])
+		}
+		var err error
+		if dst, err = e.codecs.compress(dst, e.scratch, c); err != nil {
+			return dst[:start], err
+		}
+	}
+	out := dst[start:]
+	length := int32(len(out) - LogOverhead)
+	appendHeader(out[:0], &b.Header, length, 0)
+	binary.BigEndian.PutUint32(out[CRCOffset:], ComputeCRC(out))
+	return dst, nil
+}
+
+// Encode is a convenience for a one-off encoding with a fresh Encoder.
+func Encode(b *Batch) ([]byte, error) {
+	var e Encoder
+	return e.Append(nil, b)
+}
+
+// Decoder turns bytes into batches. The zero value is ready to use; it keeps
+// its decompressors between calls. Not safe for concurrent use.
+type Decoder struct {
+	codecs codecs
+}
+
+// Decode parses the batch at the start of data into b, reusing b's record
+// and header slices. Keys and values alias data (or a fresh buffer for a
+// compressed batch). On a CRC mismatch b is still filled as far as the bytes
+// allow and the returned error is a *CRCError; other failures are
+// *TruncatedError, *MagicError or *CorruptError.
+func (d *Decoder) Decode(data []byte, b *Batch) error {
+	h, err := ParseHeader(data)
+	b.Header = h
+	b.Records = b.Records[:0]
+	if err != nil {
+		return err
+	}
+	size := h.Size()
+	if len(data) < size {
+		return &TruncatedError{Need: size, Have: len(data)}
+	}
+	data = data[:size]
+	var crcErr error
+	if computed := ComputeCRC(data); computed != h.CRC {
+		crcErr = &CRCError{Stored: h.CRC, Computed: computed}
+	}
+	if err := d.decodeRecords(data[HeaderSize:], b); err != nil && crcErr == nil {
+		return err
+	}
+	return crcErr
+}
+
+func (d *Decoder) decodeRecords(area []byte, b *Batch) error {
+	if c := b.Attributes.Compression(); c != None {
+		var err error
+		if area, err = d.codecs.decompress(area, c); err != nil {
+			return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err)}
+		}
+	}
+	n := int(b.RecordsCount)
+	if n < 0 || n > len(area)/minRecordSize {
+		return &CorruptError{Offset: RecordsCountOffset, Reason: fmt.Sprintf("recordsCount %d does not fit in %d bytes of records", b.RecordsCount, len(area))}
+	}
+	if cap(b.Records) < n {
+		b.Records = make([]Record, n)
+	}
+	b.Records = b.Records[:n]
+	r := wire.Reader{Src: area}
+	for i := range b.Records {
+		if err := decodeRecord(&r, &b.Records[i]); err != nil {
+			b.Records = b.Records[:i]
+			return &CorruptError{Offset: HeaderSize + r.FailedAt(), Reason: fmt.Sprintf("record %d: %v", i, err)}
+		}
+	}
+	if r.Remaining() != 0 {
+		return &CorruptError{Offset: HeaderSize + r.Off, Reason: fmt.Sprintf("%d bytes after the last of %d records", r.Remaining(), n)}
+	}
+	return nil
+}
+
+func decodeRecord(r *wire.Reader, rec *Record) error {
+	length := r.Varint()
+	if r.Err() == nil && length < 0 {
+		r.Fail(fmt.Errorf("negative record length %d", length))
+	}
+	body := wire.Reader{Src: r.Bytes(int(length))}
+	if r.Err() != nil {
+		return r.Err()
+	}
+	base := r.Off - int(length)
+	rec.Attributes = body.Int8()
+	rec.TimestampDelta = body.Varlong()
+	rec.OffsetDelta = body.Varint()
+	rec.Key = body.NullableBytes()
+	rec.Value = body.NullableBytes()
+	nh := body.Varint()
+	if body.Err() == nil && (nh < 0 || int(nh) > body.Remaining()/2) {
+		body.Fail(fmt.Errorf("header count %d does not fit the record", nh))
+	}
+	rec.Headers = rec.Headers[:0]
+	for i := int32(0); i < nh && body.Err() == nil; i++ {
+		kl := body.Varint()
+		if body.Err() == nil && kl < 0 {
+			body.Fail(fmt.Errorf("header %d has a null key", i))
+		}
+		k := body.Bytes(int(kl))
+		v := body.NullableBytes()
+		rec.Headers = append(rec.Headers, RecordHeader{Key: string(k), Value: v})
+	}
+	if body.Err() == nil && body.Remaining() != 0 {
+		body.Fail(fmt.Errorf("%d bytes left inside the record", body.Remaining()))
+	}
+	if body.Err() != nil {
+		r.Off = base + body.FailedAt()
+		r.Fail(body.Err())
+		return body.Err()
+	}
+	return nil
+}
+
+// Decode is a convenience for a one-off decoding with a fresh Decoder.
+func Decode(data []byte) (Batch, error) {
+	var d Decoder
+	var b Batch
+	err := d.Decode(data, &b)
+	return b, err
+}

@@ -1,0 +1,207 @@
+package record
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/internal/wire"
+)
+
+// Byte offsets of the Record Batch v2 header fields (DefaultRecordBatch.java).
+const (
+	BaseOffsetOffset           = 0
+	BatchLengthOffset          = 8
+	PartitionLeaderEpochOffset = 12
+	MagicOffset                = 16
+	CRCOffset                  = 17
+	AttributesOffset           = 21
+	LastOffsetDeltaOffset      = 23
+	BaseTimestampOffset        = 27
+	MaxTimestampOffset         = 35
+	ProducerIDOffset           = 43
+	ProducerEpochOffset        = 51
+	BaseSequenceOffset         = 53
+	RecordsCountOffset         = 57
+
+	// HeaderSize is RECORD_BATCH_OVERHEAD: the bytes before the first record.
+	HeaderSize = 61
+	// LogOverhead is baseOffset + batchLength: the bytes not counted by batchLength.
+	LogOverhead = 12
+	// Magic is the only batch format eoslab reads and writes.
+	Magic = 2
+	// NoSequence, NoProducerID, NoProducerEpoch and NoPartitionLeaderEpoch are
+	// the -1 placeholders of a batch without idempotence or leader stamp.
+	NoSequence             = -1
+	NoProducerID           = -1
+	NoProducerEpoch        = -1
+	NoPartitionLeaderEpoch = -1
+)
+
+// Compression is the codec in attribute bits 0-2.
+type Compression uint8
+
+// Codecs Kafka defines for attribute bits 0-2.
+const (
+	None Compression = iota
+	Gzip
+	Snappy
+	LZ4
+	Zstd
+)
+
+var compressionNames = [...]string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+func (c Compression) String() string {
+	if int(c) < len(compressionNames) {
+		return compressionNames[c]
+	}
+	return fmt.Sprintf("unknown(%d)", uint8(c))
+}
+
+// ParseCompression maps a codec name (none, gzip, snappy, lz4, zstd) to its value.
+func ParseCompression(s string) (Compression, bool) {
+	for i, n := range compressionNames {
+		if n == s {
+			return Compression(i), true
+		}
+	}
+	return 0, false
+}
+
+// Attributes is the int16 flag word at byte 21.
+type Attributes int16
+
+// Attribute bits (RecordBatch.java).
+const (
+	CompressionMask     Attributes = 0x07
+	LogAppendTimeFlag   Attributes = 0x08
+	TransactionalFlag   Attributes = 0x10
+	ControlFlag         Attributes = 0x20
+	DeleteHorizonFlag   Attributes = 0x40
+	knownAttributesMask            = CompressionMask | LogAppendTimeFlag | TransactionalFlag | ControlFlag | DeleteHorizonFlag
+)
+
+// Compression returns the codec bits.
+func (a Attributes) Compression() Compression { return Compression(a & CompressionMask) }
+
+// LogAppendTime reports whether timestamps are the broker's append time.
+func (a Attributes) LogAppendTime() bool { return a&LogAppendTimeFlag != 0 }
+
+// Transactional reports the transactional bit.
+func (a Attributes) Transactional() bool { return a&TransactionalFlag != 0 }
+
+// Control reports the control-batch bit (transaction markers).
+func (a Attributes) Control() bool { return a&ControlFlag != 0 }
+
+// DeleteHorizon reports whether baseTimestamp holds the cleaner's delete horizon.
+func (a Attributes) DeleteHorizon() bool { return a&DeleteHorizonFlag != 0 }
+
+// WithCompression returns a with its codec bits replaced.
+func (a Attributes) WithCompression(c Compression) Attributes {
+	return a&^CompressionMask | Attributes(c)&CompressionMask
+}
+
+// TimestampType is "CreateTime" or "LogAppendTime".
+func (a Attributes) TimestampType() string {
+	if a.LogAppendTime() {
+		return "LogAppendTime"
+	}
+	return "CreateTime"
+}
+
+// Header is the fixed 61-byte part of a Record Batch v2.
+type Header struct {
+	BaseOffset           int64
+	BatchLength          int32
+	PartitionLeaderEpoch int32
+	Magic                int8
+	CRC                  uint32
+	Attributes           Attributes
+	LastOffsetDelta      int32
+	BaseTimestamp        int64
+	MaxTimestamp         int64
+	ProducerID           int64
+	ProducerEpoch        int16
+	BaseSequence         int32
+	RecordsCount         int32
+}
+
+// Size is the batch's total size in bytes (LOG_OVERHEAD + batchLength).
+func (h *Header) Size() int { return LogOverhead + int(h.BatchLength) }
+
+// LastOffset is the offset of the batch's last record.
+func (h *Header) LastOffset() int64 { return h.BaseOffset + int64(h.LastOffsetDelta) }
+
+// HasProducerID reports whether the batch carries a producer id (idempotent or transactional).
+func (h *Header) HasProducerID() bool { return h.ProducerID >= 0 }
+
+// LastSequence is the sequence of the last record, wrapping at MaxInt32,
+// or -1 when the batch has no sequence.
+func (h *Header) LastSequence() int32 {
+	if h.BaseSequence == NoSequence {
+		return NoSequence
+	}
+	return IncrementSequence(h.BaseSequence, h.LastOffsetDelta)
+}
+
+// appendHeader writes h with the given batchLength and crc.
+func appendHeader(dst []byte, h *Header, batchLength int32, crc uint32) []byte {
+	dst = wire.AppendInt64(dst, h.BaseOffset)
+	dst = wire.AppendInt32(dst, batchLength)
+	dst = wire.AppendInt32(dst, h.PartitionLeaderEpoch)
+	dst = append(dst, Magic)
+	dst = binary.BigEndian.AppendUint32(dst, crc)
+	dst = wire.AppendInt16(dst, int16(h.Attributes))
+	dst = wire.AppendInt32(dst, h.LastOffsetDelta)
+	dst = wire.AppendInt64(dst, h.BaseTimestamp)
+	dst = wire.AppendInt64(dst, h.MaxTimestamp)
+	dst = wire.AppendInt64(dst, h.ProducerID)
+	dst = wire.AppendInt16(dst, h.ProducerEpoch)
+	dst = wire.AppendInt32(dst, h.BaseSequence)
+	return wire.AppendInt32(dst, h.RecordsCount)
+}
+
+// ParseHeader reads the 61-byte header at the start of b without checking
+// the CRC or the records. b may be longer than the header.
+func ParseHeader(b []byte) (Header, error) {
+	if len(b) < HeaderSize {
+		return Header{}, &TruncatedError{Need: HeaderSize, Have: len(b)}
+	}
+	be := binary.BigEndian
+	h := Header{
+		BaseOffset:           int64(be.Uint64(b[0:])),
+		BatchLength:          int32(be.Uint32(b[8:])),
+		PartitionLeaderEpoch: int32(be.Uint32(b[12:])),
+		Magic:                int8(b[16]),
+		CRC:                  be.Uint32(b[17:]),
+		Attributes:           Attributes(be.Uint16(b[21:])),
+		LastOffsetDelta:      int32(be.Uint32(b[23:])),
+		BaseTimestamp:        int64(be.Uint64(b[27:])),
+		MaxTimestamp:         int64(be.Uint64(b[35:])),
+		ProducerID:           int64(be.Uint64(b[43:])),
+		ProducerEpoch:        int16(be.Uint16(b[51:])),
+		BaseSequence:         int32(be.Uint32(b[53:])),
+		RecordsCount:         int32(be.Uint32(b[57:])),
+	}
+	if h.Magic != Magic {
+		return h, &MagicError{Magic: h.Magic}
+	}
+	if h.BatchLength < HeaderSize-LogOverhead {
+		return h, &CorruptError{Offset: BatchLengthOffset, Reason: fmt.Sprintf("batchLength %d is below the minimum %d", h.BatchLength, HeaderSize-LogOverhead)}
+	}
+	return h, nil
+}
+
+// SetBaseOffset rewrites bytes 0-7 in place. The CRC stays valid because it
+// does not cover them: this is how a leader assigns offsets cheaply.
+func SetBaseOffset(b []byte, offset int64) {
+	binary.BigEndian.PutUint64(b[BaseOffsetOffset:], uint64(offset))
+}
+
+// SetPartitionLeaderEpoch rewrites bytes 12-15 in place; the CRC stays valid.
+func SetPartitionLeaderEpoch(b []byte, epoch int32) {
+	binary.BigEndian.PutUint32(b[PartitionLeaderEpochOffset:], uint32(epoch))
+}
+
+// ComputeCRC is the CRC-32C of bytes [21, end) of an encoded batch.
+func ComputeCRC(batch []byte) uint32 { return wire.CRC32C(batch[AttributesOffset:]) }

@@ -1,0 +1,10 @@
+module github.com/eoslab/eoslab
+
+go 1.26.8
+
+require (
+	github.com/klauspost/compress v1.20.4
+	github.com/pierrec/lz4/v4 v4.1.33
+	github.com/twmb/franz-go v1.22.3
+	github.com/twmb/franz-go/pkg/kmsg v1.15.1
+)
