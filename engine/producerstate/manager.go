@@ -1,0 +1,240 @@
+package producerstate
+
+import (
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/record"
+)
+
+// DefaultExpirationMs is producer.id.expiration.ms: one day.
+const DefaultExpirationMs = 86_400_000
+
+// Config holds the broker settings producer state depends on.
+type Config struct {
+	// ExpirationMs is producer.id.expiration.ms; 0 means the default.
+	ExpirationMs int64
+}
+
+// Txn is a transaction of one producer on this partition.
+type Txn struct {
+	ProducerID  int64
+	FirstOffset int64
+	LastOffset  int64 // the marker's offset once completed, else -1
+	Aborted     bool
+}
+
+// Manager is one partition replica's producer state
+// (ProducerStateManager): an entry per producer id, the open transactions
+// sorted by first offset, and the completed ones whose markers are not yet
+// below the high watermark. Not safe for concurrent use.
+type Manager struct {
+	expirationMs int64
+	entries      map[int64]*Entry
+	ongoing      []Txn // sorted by FirstOffset
+	unreplicated []Txn // completed, marker at or above the high watermark; sorted by FirstOffset
+	mapEndOffset int64 // every offset below this is reflected
+}
+
+// New returns an empty Manager.
+func New(cfg Config) *Manager {
+	if cfg.ExpirationMs <= 0 {
+		cfg.ExpirationMs = DefaultExpirationMs
+	}
+	return &Manager{expirationMs: cfg.ExpirationMs, entries: make(map[int64]*Entry)}
+}
+
+// ExpirationMs is the configured producer.id.expiration.ms.
+func (m *Manager) ExpirationMs() int64 { return m.expirationMs }
+
+// Len is the number of producer ids remembered.
+func (m *Manager) Len() int { return len(m.entries) }
+
+// MapEndOffset is the offset up to which (exclusive) the state reflects the log.
+func (m *Manager) MapEndOffset() int64 { return m.mapEndOffset }
+
+// Lookup returns a copy of the entry for pid.
+func (m *Manager) Lookup(pid int64) (Entry, bool) {
+	if e, ok := m.entries[pid]; ok {
+		return *e, true
+	}
+	return Entry{}, false
+}
+
+// Entries returns copies of every entry, sorted by producer id.
+func (m *Manager) Entries() []Entry {
+	out := make([]Entry, 0, len(m.entries))
+	for _, e := range m.entries {
+		out = append(out, *e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int { return cmpInt64(a.producerID, b.producerID) })
+	return out
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Validate decides on a data batch against the current state; it changes nothing.
+func (m *Manager) Validate(b Batch, origin Origin) Decision {
+	return Validate(m.entries[b.ProducerID], b, origin)
+}
+
+// Append records a data batch written at firstOffset. The caller has
+// validated it (or trusts it, for replication and rebuilds).
+func (m *Manager) Append(b Batch, firstOffset int64) {
+	e := m.entry(b.ProducerID)
+	e.setEpoch(b.Epoch)
+	last := firstOffset + int64(b.LastOffsetDelta)
+	e.push(BatchMeta{LastSeq: b.LastSeq(), OffsetDelta: b.LastOffsetDelta, LastOffset: last, Timestamp: b.MaxTimestamp})
+	e.lastTimestamp = b.MaxTimestamp
+	if b.Transactional && !e.txnOpen {
+		e.txnOpen = true
+		m.ongoing = insertByFirstOffset(m.ongoing, Txn{ProducerID: b.ProducerID, FirstOffset: firstOffset, LastOffset: -1})
+	}
+	m.mapEndOffset = last + 1
+}
+
+func (m *Manager) entry(pid int64) *Entry {
+	e, ok := m.entries[pid]
+	if !ok {
+		e = newEntry(pid)
+		m.entries[pid] = e
+	}
+	return e
+}
+
+func insertByFirstOffset(txns []Txn, t Txn) []Txn {
+	i, _ := slices.BinarySearchFunc(txns, t.FirstOffset, func(x Txn, off int64) int { return cmpInt64(x.FirstOffset, off) })
+	return slices.Insert(txns, i, t)
+}
+
+// MarkerCheck is the outcome of validating a transaction marker.
+type MarkerCheck struct {
+	Error        kerr.Code
+	EntryEpoch   int16
+	EntryCoordEp int32
+	Reason       string
+}
+
+// ValidateMarker checks a COMMIT/ABORT marker for pid as the partition
+// leader does (ProducerAppendInfo.appendEndTxnMarker): the producer epoch
+// (>= for transaction versions 0-1; > for version 2, except an exact repeat
+// when no transaction is open), then the coordinator epoch. Replication
+// origin only notes violations.
+func (m *Manager) ValidateMarker(pid int64, epoch int16, coordinatorEpoch int32, tv2 bool, origin Origin) MarkerCheck {
+	c := MarkerCheck{EntryEpoch: NoEpoch, EntryCoordEp: -1}
+	e := m.entries[pid]
+	if e != nil {
+		c.EntryEpoch, c.EntryCoordEp = e.epoch, e.coordinatorEpoch
+	}
+	if origin == Replication {
+		return c
+	}
+	open := e != nil && e.txnOpen
+	badEpoch := epoch < c.EntryEpoch
+	if tv2 {
+		badEpoch = epoch <= c.EntryEpoch && !(epoch == c.EntryEpoch && !open)
+	}
+	switch {
+	case badEpoch:
+		c.Error, c.Reason = kerr.InvalidProducerEpoch, "marker epoch is below the producer's epoch on this partition"
+	case coordinatorEpoch < c.EntryCoordEp:
+		c.Error, c.Reason = kerr.TransactionCoordinatorFenced, "marker comes from an older coordinator"
+	}
+	return c
+}
+
+// AppendMarker applies a marker written at offset. If the producer had a
+// transaction open here, it is completed and returned; it keeps holding the
+// LSO back until the high watermark passes the marker.
+func (m *Manager) AppendMarker(pid int64, epoch int16, mk record.Marker, offset, timestamp int64) (Txn, bool) {
+	e := m.entry(pid)
+	var done Txn
+	completed := false
+	if e.txnOpen {
+		i := slices.IndexFunc(m.ongoing, func(t Txn) bool { return t.ProducerID == pid })
+		done = m.ongoing[i]
+		m.ongoing = slices.Delete(m.ongoing, i, i+1)
+		done.LastOffset, done.Aborted = offset, mk.Type == record.ControlAbort
+		m.unreplicated = insertByFirstOffset(m.unreplicated, done)
+		completed = true
+	}
+	e.setEpoch(epoch)
+	e.coordinatorEpoch = mk.CoordinatorEpoch
+	e.lastTimestamp = timestamp
+	e.txnOpen = false
+	m.mapEndOffset = offset + 1
+	return done, completed
+}
+
+// OngoingTxns copies the open transactions, oldest first.
+func (m *Manager) OngoingTxns() []Txn { return slices.Clone(m.ongoing) }
+
+// TxnFirstOffset is the first offset of pid's open transaction here.
+func (m *Manager) TxnFirstOffset(pid int64) (int64, bool) {
+	for _, t := range m.ongoing {
+		if t.ProducerID == pid {
+			return t.FirstOffset, true
+		}
+	}
+	return -1, false
+}
+
+// FirstUnstableOffset is the earliest offset whose outcome is undecided or
+// whose marker is not yet replicated, if any.
+func (m *Manager) FirstUnstableOffset() (int64, bool) {
+	off, ok := int64(0), false
+	if len(m.ongoing) > 0 {
+		off, ok = m.ongoing[0].FirstOffset, true
+	}
+	if len(m.unreplicated) > 0 && (!ok || m.unreplicated[0].FirstOffset < off) {
+		off, ok = m.unreplicated[0].FirstOffset, true
+	}
+	return off, ok
+}
+
+// OnHighWatermark forgets completed transactions whose marker is now below hw.
+func (m *Manager) OnHighWatermark(hw int64) {
+	m.unreplicated = slices.DeleteFunc(m.unreplicated, func(t Txn) bool { return t.LastOffset < hw })
+}
+
+// AbortedLSO is the last stable offset recorded with an aborted
+// transaction in the transaction index: the first offset of the oldest open
+// transaction of another producer, else the marker offset + 1.
+func (m *Manager) AbortedLSO(t Txn) int64 {
+	for _, o := range m.ongoing {
+		if o.ProducerID != t.ProducerID {
+			return o.FirstOffset
+		}
+	}
+	return t.LastOffset + 1
+}
+
+// Expired reports whether e would be removed at time now (ms): no open
+// transaction and idle for at least producer.id.expiration.ms, measured
+// from its last timestamp (the client's clock, as in Kafka).
+func (m *Manager) Expired(e *Entry, now int64) bool {
+	return !e.txnOpen && now-e.lastTimestamp >= m.expirationMs
+}
+
+// RemoveExpired drops every expired producer and returns their ids, sorted.
+func (m *Manager) RemoveExpired(now int64) []int64 {
+	var gone []int64
+	for pid, e := range m.entries {
+		if m.Expired(e, now) {
+			gone = append(gone, pid)
+		}
+	}
+	slices.Sort(gone)
+	for _, pid := range gone {
+		delete(m.entries, pid)
+	}
+	return gone
+}
