@@ -53,6 +53,10 @@ func (m *Manager) Len() int { return len(m.entries) }
 // MapEndOffset is the offset up to which (exclusive) the state reflects the log.
 func (m *Manager) MapEndOffset() int64 { return m.mapEndOffset }
 
+// UpdateMapEndOffset records that the log up to offset (exclusive) is
+// reflected, after an append that carried no producer id.
+func (m *Manager) UpdateMapEndOffset(offset int64) { m.mapEndOffset = offset }
+
 // Lookup returns a copy of the entry for pid.
 func (m *Manager) Lookup(pid int64) (Entry, bool) {
 	if e, ok := m.entries[pid]; ok {

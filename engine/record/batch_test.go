@@ -311,7 +311,14 @@ func TestDecodeErrors(t *testing.T) {
 		{"short header", good[:40], "truncated batch: need 61 bytes, have 40"},
 		{"short body", good[:100], "truncated batch"},
 		{"magic 1", func() []byte { c := append([]byte(nil), good...); c[16] = 1; return c }(), "unsupported magic 1"},
-		{"length too small", func() []byte { c := append([]byte(nil), good...); c[11] = 3; c[10] = 0; c[9] = 0; c[8] = 0; return c }(), "batchLength 3 is below the minimum 49"},
+		{"length too small", func() []byte {
+			c := append([]byte(nil), good...)
+			c[11] = 3
+			c[10] = 0
+			c[9] = 0
+			c[8] = 0
+			return c
+		}(), "batchLength 3 is below the minimum 49"},
 		{"count too large", withCRC(func(c []byte) { c[60] = 9 }), "record 4: input ends early"},
 		{"count absurd", withCRC(func(c []byte) { c[57] = 0x7f }), "does not fit in"},
 		{"negative count", withCRC(func(c []byte) { c[57] = 0xff }), "recordsCount -"},

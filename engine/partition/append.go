@@ -1,0 +1,174 @@
+package partition
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/producerstate"
+	"github.com/eoslab/eoslab/engine/record"
+)
+
+// AppendResult is the leader's answer for one produced batch.
+type AppendResult struct {
+	Error  kerr.Code
+	Reason string // a sentence with the numbers, for rejections
+
+	// Decision is the producer-state verdict; Checked is false for batches
+	// without a producer id (and for batches refused before that check).
+	Decision producerstate.Decision
+	Checked  bool
+
+	// BaseOffset and LastOffset are the assigned offsets, the original ones
+	// for a duplicate, -1 for a rejection.
+	BaseOffset, LastOffset int64
+	LogStartOffset         int64
+}
+
+// Appended reports whether the batch was written (not a duplicate or rejection).
+func (r *AppendResult) Appended() bool {
+	return r.Error == kerr.None && (!r.Checked || r.Decision.Outcome == producerstate.Append)
+}
+
+// AppendAsLeader validates a client's batch in Kafka's order — structure,
+// base offset 0, size, CRC, record consistency, then producer state — and
+// appends it, stamping offset and leader epoch into bytes 0-15.
+func (l *Log) AppendAsLeader(data []byte) AppendResult {
+	res := AppendResult{BaseOffset: -1, LastOffset: -1, LogStartOffset: l.start}
+	h, code, reason := l.validateClientBatch(data)
+	if code != kerr.None {
+		res.Error, res.Reason = code, reason
+		return res
+	}
+	if h.HasProducerID() {
+		res.Decision, res.Checked = l.state.Validate(producerstate.BatchOf(&h), producerstate.Client), true
+		switch d := &res.Decision; d.Outcome {
+		case producerstate.Duplicate:
+			res.BaseOffset, res.LastOffset = d.Original.FirstOffset(), d.Original.LastOffset
+			res.Reason = d.Explain(l.name, l.end)
+			return res
+		case producerstate.Reject:
+			res.Error, res.Reason = d.Error, d.Explain(l.name, l.end)
+			return res
+		}
+	}
+	res.BaseOffset = l.appendBytes(data, &h, true)
+	res.LastOffset = res.BaseOffset + int64(h.LastOffsetDelta)
+	if res.Checked {
+		l.state.Append(producerstate.BatchOf(&h), res.BaseOffset)
+	} else {
+		l.state.UpdateMapEndOffset(l.end)
+	}
+	return res
+}
+
+func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string) {
+	h, err := record.ParseHeader(data)
+	var me *record.MagicError
+	switch {
+	case errors.As(err, &me):
+		return h, kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error()
+	case err != nil:
+		return h, kerr.CorruptMessage, err.Error()
+	case len(data) < h.Size():
+		return h, kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data))
+	case len(data) > h.Size():
+		return h, kerr.InvalidRecord, "exactly one batch per partition is allowed"
+	case h.BaseOffset != 0:
+		return h, kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset)
+	case h.Size() > l.cfg.MaxMessageBytes:
+		return h, kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes)
+	}
+	if err := l.dec.Decode(data, &l.scratch); err != nil {
+		return h, kerr.CorruptMessage, err.Error()
+	}
+	switch {
+	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
+		return h, kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount)
+	case h.Attributes.Control():
+		return h, kerr.InvalidRecord, "clients may not send control batches"
+	case h.HasProducerID() && h.BaseSequence < 0:
+		return h, kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence)
+	}
+	return h, kerr.None, ""
+}
+
+// appendBytes stores a copy of data at the log end. A leader stamps the
+// offset and its epoch; a follower keeps the leader's bytes as they are.
+func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
+	l.maybeRoll(len(data))
+	b := append([]byte(nil), data...)
+	base := l.end
+	if stamp {
+		record.SetBaseOffset(b, base)
+		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
+		h.BaseOffset, h.PartitionLeaderEpoch = base, l.leaderEpoch
+	}
+	seg := &l.segments[len(l.segments)-1]
+	l.batches = append(l.batches, Stored{Header: *h, Bytes: b, Position: seg.Size, Segment: seg.BaseOffset})
+	seg.Size += int64(len(b))
+	seg.end = len(l.batches)
+	l.end = base + int64(h.LastOffsetDelta) + 1
+	return base
+}
+
+// AppendAsFollower appends a batch copied from the leader's log, bytes
+// unchanged, and replays it into producer state with replication origin.
+// Its base offset must be this replica's log end offset.
+func (l *Log) AppendAsFollower(stored []byte) error {
+	if err := l.dec.Decode(stored, &l.scratch); err != nil {
+		return fmt.Errorf("%s: follower append: %w", l.name, err)
+	}
+	h := l.scratch.Header
+	if h.BaseOffset != l.end {
+		return fmt.Errorf("%s: follower append at offset %d, log end is %d", l.name, h.BaseOffset, l.end)
+	}
+	l.appendBytes(stored[:h.Size()], &h, false)
+	return l.replay(&l.scratch)
+}
+
+// replay applies a stored batch to producer state and keeps the
+// transaction index, as followers and recovering brokers do.
+func (l *Log) replay(b *record.Batch) error {
+	t, done, err := l.state.ApplyStored(b)
+	if err != nil {
+		return fmt.Errorf("%s: offset %d: %w", l.name, b.BaseOffset, err)
+	}
+	if done && t.Aborted {
+		l.aborted = append(l.aborted, AbortedTxn{t.ProducerID, t.FirstOffset, t.LastOffset, l.state.AbortedLSO(t)})
+	}
+	return nil
+}
+
+// MarkerResult is the leader's answer to writing one transaction marker.
+type MarkerResult struct {
+	Error     kerr.Code
+	Reason    string
+	Offset    int64 // where the control batch went, -1 if refused
+	Completed producerstate.Txn
+	Done      bool // a transaction open here was completed
+}
+
+// AppendMarker writes a COMMIT or ABORT control batch for producer pid, as
+// a leader does on WriteTxnMarkers (coordinator origin, timestamp now).
+// tv2 selects transaction version 2's stricter epoch rule.
+func (l *Log) AppendMarker(pid int64, epoch int16, mk record.Marker, tv2 bool, now int64) MarkerResult {
+	c := l.state.ValidateMarker(pid, epoch, mk.CoordinatorEpoch, tv2, producerstate.Coordinator)
+	if c.Error != kerr.None {
+		return MarkerResult{Error: c.Error, Offset: -1, Reason: fmt.Sprintf("%s: %s (marker epoch %d, producer epoch %d; coordinator epoch %d, known %d)",
+			c.Error.Name(), c.Reason, epoch, c.EntryEpoch, mk.CoordinatorEpoch, c.EntryCoordEp)}
+	}
+	batch := record.NewMarker(pid, epoch, mk, now)
+	data, err := l.enc.Append(nil, &batch)
+	if err != nil {
+		panic("encoding a marker cannot fail: " + err.Error())
+	}
+	h, _ := record.ParseHeader(data)
+	off := l.appendBytes(data, &h, true)
+	res := MarkerResult{Offset: off}
+	res.Completed, res.Done = l.state.AppendMarker(pid, epoch, mk, off, now)
+	if res.Done && res.Completed.Aborted {
+		l.aborted = append(l.aborted, AbortedTxn{pid, res.Completed.FirstOffset, off, l.state.AbortedLSO(res.Completed)})
+	}
+	return res
+}

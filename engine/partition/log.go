@@ -1,0 +1,176 @@
+package partition
+
+import (
+	"github.com/eoslab/eoslab/engine/producerstate"
+	"github.com/eoslab/eoslab/engine/record"
+)
+
+// Defaults from Kafka's topic configuration.
+const (
+	DefaultSegmentBytes    = 1 << 30   // segment.bytes
+	DefaultMaxMessageBytes = 1_048_588 // max.message.bytes
+)
+
+// Config holds the topic settings a partition log depends on.
+type Config struct {
+	SegmentBytes           int   // segment.bytes; 0 means the default
+	MaxMessageBytes        int   // max.message.bytes; 0 means the default
+	ProducerIDExpirationMs int64 // producer.id.expiration.ms; 0 means the default
+}
+
+func (c Config) withDefaults() Config {
+	if c.SegmentBytes <= 0 {
+		c.SegmentBytes = DefaultSegmentBytes
+	}
+	if c.MaxMessageBytes <= 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	return c
+}
+
+// Stored is one batch in the log, with the bytes exactly as stored: base
+// offset and partition leader epoch assigned, CRC untouched.
+type Stored struct {
+	Header   record.Header
+	Bytes    []byte
+	Position int64 // byte position inside its segment file
+	Segment  int64 // base offset of its segment
+}
+
+// Segment is one segment file's worth of the log.
+type Segment struct {
+	BaseOffset int64
+	Size       int64
+	first, end int // index range into Log.batches
+}
+
+// Snapshot is a producer-state snapshot file written by the log.
+type Snapshot struct {
+	Offset int64  // the state reflects every offset below this
+	Data   []byte // the file's bytes, in Kafka's format
+}
+
+// AbortedTxn is one entry of the transaction index (.txnindex).
+type AbortedTxn struct {
+	ProducerID       int64
+	FirstOffset      int64
+	LastOffset       int64 // the ABORT marker's offset
+	LastStableOffset int64
+}
+
+// Log is one replica of one partition: batches, offsets, producer state.
+// Not safe for concurrent use.
+type Log struct {
+	name        string
+	cfg         Config
+	batches     []Stored
+	segments    []Segment
+	snapshots   []Snapshot // ascending Offset
+	aborted     []AbortedTxn
+	state       *producerstate.Manager
+	start       int64 // log start offset
+	end         int64 // log end offset (LEO): the next offset to assign
+	hw          int64 // high watermark
+	leaderEpoch int32
+	enc         record.Encoder
+	dec         record.Decoder
+	scratch     record.Batch
+}
+
+// New returns an empty log named like "orders-0".
+func New(name string, cfg Config) *Log {
+	cfg = cfg.withDefaults()
+	return &Log{
+		name:     name,
+		cfg:      cfg,
+		segments: []Segment{{BaseOffset: 0}},
+		state:    producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
+	}
+}
+
+// Name is the topic-partition, e.g. "orders-0".
+func (l *Log) Name() string { return l.name }
+
+// Config returns the log's settings with defaults filled in.
+func (l *Log) Config() Config { return l.cfg }
+
+// LogStartOffset is the first offset still in the log.
+func (l *Log) LogStartOffset() int64 { return l.start }
+
+// LogEndOffset (LEO) is the offset the next batch will get.
+func (l *Log) LogEndOffset() int64 { return l.end }
+
+// HighWatermark is the offset below which every record is replicated to the ISR.
+func (l *Log) HighWatermark() int64 { return l.hw }
+
+// LeaderEpoch is the leader epoch stamped on appends.
+func (l *Log) LeaderEpoch() int32 { return l.leaderEpoch }
+
+// SetLeaderEpoch sets the epoch stamped into batches appended from now on.
+func (l *Log) SetLeaderEpoch(e int32) { l.leaderEpoch = e }
+
+// State is the replica's producer state (read it; change it only through the log).
+func (l *Log) State() *producerstate.Manager { return l.state }
+
+// Batches returns the stored batches, oldest first. The slice is shared:
+// callers must not modify it.
+func (l *Log) Batches() []Stored { return l.batches }
+
+// Segments lists the segments, oldest first.
+func (l *Log) Segments() []Segment { return append([]Segment(nil), l.segments...) }
+
+// SegmentBytes returns the concatenated batches of a segment: the content
+// of its Kafka .log file.
+func (l *Log) SegmentBytes(s Segment) []byte {
+	var out []byte
+	for _, b := range l.batches[s.first:s.end] {
+		out = append(out, b.Bytes...)
+	}
+	return out
+}
+
+// Snapshots lists the producer-state snapshots written so far.
+func (l *Log) Snapshots() []Snapshot { return append([]Snapshot(nil), l.snapshots...) }
+
+// AbortedTxns is the transaction index: every aborted transaction, oldest first.
+func (l *Log) AbortedTxns() []AbortedTxn { return append([]AbortedTxn(nil), l.aborted...) }
+
+// SetHighWatermark moves the high watermark forward (never back, never past
+// the log end) and lets transactions whose markers are now replicated stop
+// holding the LSO.
+func (l *Log) SetHighWatermark(hw int64) {
+	hw = min(hw, l.end)
+	if hw > l.hw {
+		l.hw = hw
+	}
+	l.state.OnHighWatermark(l.hw)
+}
+
+// LastStableOffset is the first unstable offset if it is below the high
+// watermark, else the high watermark.
+func (l *Log) LastStableOffset() int64 {
+	if fu, ok := l.state.FirstUnstableOffset(); ok && fu < l.hw {
+		return fu
+	}
+	return l.hw
+}
+
+// BatchAt returns the index of the stored batch holding offset, or -1.
+func (l *Log) BatchAt(offset int64) int {
+	lo, hi := 0, len(l.batches)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if l.batches[m].Header.LastOffset() < offset {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(l.batches) && l.batches[lo].Header.BaseOffset <= offset {
+		return lo
+	}
+	return -1
+}
+
+// RemoveExpiredProducers forgets producers idle for producer.id.expiration.ms.
+func (l *Log) RemoveExpiredProducers(now int64) []int64 { return l.state.RemoveExpired(now) }

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const sample = "assets/sample/00000000000000000000.log"
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestExitStatus(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "00000000000000000000.log")
+	data, _ := os.ReadFile(sample)
+	os.WriteFile(bad, data[:700], 0o644)
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"inspect the sample", []string{"inspect", sample}, 0, "COMMIT marker, coordinatorEpoch 7", ""},
+		{"inspect --json", []string{"inspect", "--json", sample}, 0, `"control_type":"ABORT"`, ""},
+		{"truncated file", []string{"inspect", bad}, 1, "offsets 12-12", "at file position 645: truncated batch"},
+		{"missing file", []string{"inspect", "nope.log"}, 1, "", "no such file"},
+		{"no file given", []string{"inspect"}, 2, "", "requires at least 1 arg"},
+		{"unknown command suggests", []string{"inspct"}, 2, "", "Did you mean this?\n\tinspect"},
+		{"version", []string{"version"}, 0, "eoslab ", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, c.args...)
+			if code != c.code || !strings.Contains(out, c.stdout) || !strings.Contains(errOut, c.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, c.code, out, errOut)
+			}
+		})
+	}
+}
+
+// Precedence: flag > EOSLAB_* environment > config file > default.
+func TestConfigPrecedence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(file, []byte("seed: 7\n"), 0o644)
+	cases := []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"config"}, "seed = 1\t(default)"},
+		{"", []string{"--config", file, "config"}, "seed = 7\t(file " + file + ")"},
+		{"9", []string{"--config", file, "config"}, "seed = 9\t(environment EOSLAB_SEED)"},
+		{"9", []string{"--config", file, "--seed", "11", "config"}, "seed = 11\t(flag --seed)"},
+	}
+	for _, c := range cases {
+		if c.env != "" {
+			t.Setenv("EOSLAB_SEED", c.env)
+		}
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Fatalf("%v: exit %d, got %q (stderr %q), want %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
+
+func TestMalformedConfigNamesTheFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "config.yaml")
+	os.WriteFile(file, []byte("seed: [1\n"), 0o644)
+	code, _, errOut := runCLI(t, "--config", file, "version")
+	if code != 2 || !strings.Contains(errOut, file) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "--config", filepath.Join(t.TempDir(), "missing.yaml"), "version")
+	if code != 2 || !strings.Contains(errOut, "missing.yaml") {
+		t.Fatalf("an explicit missing config must fail: exit %d, %q", code, errOut)
+	}
+}
