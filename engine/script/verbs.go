@@ -1,0 +1,135 @@
+package script
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Usage describes one verb for help text and completion.
+type Usage struct{ Verb, Syntax, Summary string }
+
+// verbSpec is one entry of the verb table: its usage and its parse function.
+type verbSpec struct {
+	Usage
+	parse func(*cmdLine) (Command, *Error)
+}
+
+// verbTable lists every verb. Two-word verbs are spelled with one space; the
+// first word alone is then not a verb. Order matters only for help output
+// and for breaking ties between equally near suggestions.
+var verbTable = []verbSpec{
+	{Usage{"cluster", "cluster [brokers=N] [topic=NAME] [partitions=N] [rf=N] [min.insync=N] [transaction.version=1|2] [segment.bytes=N]",
+		"create the cluster and its topic"}, parseCluster},
+	{Usage{"producer", "producer NAME [idempotent | plain | transactional=TXN_ID] [KEY=VALUE ...]",
+		"create a producer and start its InitProducerId"}, parseProducer},
+	{Usage{"send", "send NAME TOPIC-PARTITION COUNT [key=K] [value=V]",
+		"enqueue COUNT records as one batch"}, parseSend},
+	{Usage{"inject", "inject TOPIC-PARTITION pid=N epoch=N seq=N count=N [txn]",
+		"hand a hand-built batch straight to the partition leader"}, parseInject},
+	{Usage{"step", "step [N]", "perform the next N due events (default 1)"}, parseStep},
+	{Usage{"run", "run", "perform events until nothing is due"}, parseRun},
+	{Usage{"lose request", "lose request NAME [TOPIC-PARTITION seq=N]",
+		"drop a request before it reaches the broker"}, faultParser(Lose, Request)},
+	{Usage{"lose response", "lose response NAME [TOPIC-PARTITION seq=N]",
+		"drop a response after the broker acted"}, faultParser(Lose, Response)},
+	{Usage{"delay request", "delay request NAME [TOPIC-PARTITION seq=N]",
+		"hold a request back so later ones overtake it"}, faultParser(Delay, Request)},
+	{Usage{"delay response", "delay response NAME [TOPIC-PARTITION seq=N]",
+		"hold a response back so later ones overtake it"}, faultParser(Delay, Response)},
+	{Usage{"restart producer", "restart producer NAME",
+		"restart the producer application: new PID, fresh sequences"}, parseRestartProducer},
+	{Usage{"pause", "pause NAME", "stop the producer process"}, parsePause},
+	{Usage{"resume", "resume NAME", "let a paused producer process continue"}, parseResume},
+	{Usage{"restart broker", "restart broker ID [clean]",
+		"restart a broker: a crash by default, clean shuts down first"}, parseRestartBroker},
+	{Usage{"kill broker", "kill broker ID", "stop a broker until it is restarted"}, parseKillBroker},
+	{Usage{"failover", "failover TOPIC-PARTITION [unclean]",
+		"move partition leadership to another replica"}, parseFailover},
+	{Usage{"advance", "advance DURATION", "move the clock on, performing events that fall due"}, parseAdvance},
+}
+
+// Verbs lists every verb spelling with its usage, in table order.
+func Verbs() []Usage {
+	out := make([]Usage, len(verbTable))
+	for i, v := range verbTable {
+		out[i] = v.Usage
+	}
+	return out
+}
+
+// verbHeads returns the distinct first words of all verbs, the candidates
+// for suggesting a fix to an unknown first word.
+func verbHeads() []string {
+	var heads []string
+	for _, v := range verbTable {
+		head, _, _ := strings.Cut(v.Verb, " ")
+		if !slices.Contains(heads, head) {
+			heads = append(heads, head)
+		}
+	}
+	return heads
+}
+
+// lookupVerb finds the verb that starts toks and returns how many tokens
+// it spans (1 or 2).
+func lookupVerb(toks []token) (*verbSpec, int, *Error) {
+	first := toks[0]
+	if first.isPair || first.quoted {
+		return nil, 0, &Error{Pos: first.pos, Msg: fmt.Sprintf("expected a command, got %s", first.text)}
+	}
+	var subs []string
+	for i := range verbTable {
+		v := &verbTable[i]
+		if v.Verb == first.val {
+			return v, 1, nil
+		}
+		if head, sub, ok := strings.Cut(v.Verb, " "); ok && head == first.val {
+			subs = append(subs, sub)
+		}
+	}
+	if len(subs) == 0 {
+		msg := fmt.Sprintf("unknown command %q%s", first.val, didYouMean(first.val, verbHeads()))
+		return nil, 0, &Error{Pos: first.pos, Msg: msg}
+	}
+	if len(toks) < 2 {
+		msg := fmt.Sprintf("%s: expected %s", first.val, orList(subs))
+		return nil, 0, &Error{Pos: Pos{first.pos.Line, first.end}, Msg: msg}
+	}
+	second := toks[1]
+	for _, sub := range subs {
+		if !second.isPair && !second.quoted && second.val == sub {
+			spec, _ := findVerb(first.val + " " + sub)
+			return spec, 2, nil
+		}
+	}
+	msg := fmt.Sprintf("unknown command %q", first.val+" "+second.text)
+	if s := Suggest(second.text, subs); s != "" {
+		msg += fmt.Sprintf(", did you mean %q?", first.val+" "+s)
+	} else {
+		msg += fmt.Sprintf(" (%s: expected %s)", first.val, orList(subs))
+	}
+	return nil, 0, &Error{Pos: second.pos, Msg: msg}
+}
+
+// findVerb returns the table entry with exactly this spelling.
+func findVerb(verb string) (*verbSpec, bool) {
+	for i := range verbTable {
+		if verbTable[i].Verb == verb {
+			return &verbTable[i], true
+		}
+	}
+	return nil, false
+}
+
+// orList renders ["a" "b" "c"] as `"a", "b" or "c"`.
+func orList(ws []string) string {
+	q := make([]string, len(ws))
+	for i, w := range ws {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
