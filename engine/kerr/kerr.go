@@ -27,6 +27,7 @@ const (
 	NotLeaderOrFollower                Code = 6
 	RequestTimedOut                    Code = 7
 	MessageTooLarge                    Code = 10
+	NetworkException                   Code = 13
 	CoordinatorLoadInProgress          Code = 14
 	CoordinatorNotAvailable            Code = 15
 	NotCoordinator                     Code = 16
@@ -66,6 +67,7 @@ var table = map[Code]info{
 	NotLeaderOrFollower:                {"NOT_LEADER_OR_FOLLOWER", true, "This broker is not the leader (or a follower) for the partition."},
 	RequestTimedOut:                    {"REQUEST_TIMED_OUT", true, "The request timed out before the required replicas acknowledged it."},
 	MessageTooLarge:                    {"MESSAGE_TOO_LARGE", false, "The batch is larger than the partition accepts."},
+	NetworkException:                   {"NETWORK_EXCEPTION", true, "The connection closed before the response arrived (a disconnect or a request timeout)."},
 	CoordinatorLoadInProgress:          {"COORDINATOR_LOAD_IN_PROGRESS", true, "The coordinator is loading and cannot answer yet."},
 	CoordinatorNotAvailable:            {"COORDINATOR_NOT_AVAILABLE", true, "The coordinator is not available."},
 	NotCoordinator:                     {"NOT_COORDINATOR", true, "This broker is not the coordinator for the key."},

@@ -12,6 +12,7 @@ type Cluster struct {
 	MinInsync          int
 	TransactionVersion int // 1 or 2; 0 = not given
 	SegmentBytes       int
+	ProducerIDStart    int // where the controller's first producer-id block starts
 	Topic              string
 }
 
@@ -19,7 +20,7 @@ func (c *Cluster) Position() Pos { return c.At }
 func (c *Cluster) Verb() string  { return "cluster" }
 
 // clusterKeys is also the canonical order Format writes them in.
-var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes"}
+var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start"}
 
 // intField maps a numeric cluster key to its field, so parsing and
 // formatting share one mapping.
@@ -37,6 +38,8 @@ func (c *Cluster) intField(key string) *int {
 		return &c.TransactionVersion
 	case "segment.bytes":
 		return &c.SegmentBytes
+	case "producer.id.start":
+		return &c.ProducerIDStart
 	}
 	return nil
 }

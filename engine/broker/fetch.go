@@ -1,0 +1,95 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// StartFetch reports whether this follower replica should send a fetch
+// now (it follows someone and none is in flight) and marks it fetching.
+func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
+	r := b.replicas[tp]
+	if !b.alive || r == nil || r.IsLeader || r.Leader == 0 {
+		return 0, 0, false
+	}
+	if r.fetching {
+		r.refetch = true // the answer in flight may already be stale
+		return 0, 0, false
+	}
+	r.fetching = true
+	return r.Leader, r.Log.LogEndOffset(), true
+}
+
+// HandleFetch answers a follower: it records the follower's log end offset
+// (which may move the high watermark and grow the ISR) and sends every
+// batch from the fetch offset with the high watermark.
+func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
+	r := b.replicas[req.TP]
+	if r == nil || !r.IsLeader {
+		env.Reply(b.ID, m.From, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
+		return
+	}
+	f := r.followers[req.ReplicaID]
+	if f == nil {
+		f = &follower{knownHW: -1}
+		r.followers[req.ReplicaID] = f
+	}
+	f.leo, f.everFetched = req.FetchOffset, true
+	if f.leo >= r.Log.LogEndOffset() {
+		f.caughtUpMs = env.Now()
+	}
+	if !r.InISR(req.ReplicaID) && f.leo >= r.Log.HighWatermark() && f.leo >= r.Log.LogEndOffset() {
+		r.ISR = append(r.ISR, req.ReplicaID)
+		slices.Sort(r.ISR)
+		env.AlterISR(req.TP, r.LeaderEpoch, r.ISR)
+		env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", req.ReplicaID, req.TP, r.ISR)).
+			With("partition", trace.Str(req.TP.String())).With("isr", trace.List(ints64(r.ISR))))
+	}
+	b.maybeAdvanceHW(r, env, req.ReplicaID)
+	resp := msg.FetchResponse{TP: req.TP, HighWatermark: r.Log.HighWatermark(), LeaderEpoch: r.LeaderEpoch}
+	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
+		for _, s := range r.Log.Batches()[i:] {
+			resp.Batches = append(resp.Batches, s.Bytes)
+		}
+	}
+	f.knownHW = resp.HighWatermark
+	env.Reply(b.ID, m.From, m.ID, resp)
+}
+
+// OnFetchResponse appends the fetched batches as a follower, takes the
+// leader's high watermark, and fetches again if it made progress (to report
+// its new log end offset). It returns the number of batches appended.
+func (b *Broker) OnFetchResponse(resp msg.FetchResponse, env Env) int {
+	r := b.replicas[resp.TP]
+	if r == nil || !b.alive {
+		return 0
+	}
+	r.fetching = false
+	if r.IsLeader || resp.Error != kerr.None {
+		return 0
+	}
+	n := 0
+	for _, data := range resp.Batches {
+		if err := r.Log.AppendAsFollower(data); err != nil {
+			break // a stale response; the next fetch starts from the log end
+		}
+		n++
+	}
+	r.Log.SetHighWatermark(min(resp.HighWatermark, r.Log.LogEndOffset()))
+	again := n > 0 || r.refetch
+	r.refetch = false
+	if again {
+		defer env.Fetch(b.ID, resp.TP)
+	}
+	if n > 0 {
+		env.Emit(b.ev("replica.append", fmt.Sprintf("copies %d batch(es) of %s from broker %d; log end %d, high watermark %d",
+			n, resp.TP, r.Leader, r.Log.LogEndOffset(), r.Log.HighWatermark())).
+			With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
+			With("high_watermark", trace.Int(r.Log.HighWatermark())))
+	}
+	return n
+}

@@ -1,0 +1,210 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/producerstate"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// pendingProduce is an acks=all request waiting in purgatory for the high
+// watermark to cover its batches (DelayedProduce).
+type pendingProduce struct {
+	request  int
+	from     msg.Addr
+	results  []msg.ProduceResult
+	waitFor  []int64 // per result: the offset the HW must reach, or -1
+	deadline int64
+}
+
+// HandleProduce runs the leader's produce path for every batch of the
+// request and answers now (acks 0/1, errors) or once replicated (acks=all).
+func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
+	p := &pendingProduce{request: m.ID, from: m.From, deadline: env.Now() + int64(req.TimeoutMs)}
+	wait := false
+	for _, pb := range req.Batches {
+		res, waitFor := b.produceOne(m, req.Acks, pb, env)
+		p.results = append(p.results, res)
+		p.waitFor = append(p.waitFor, waitFor)
+		wait = wait || waitFor >= 0
+	}
+	if req.Acks == 0 {
+		return // no response at all
+	}
+	if !wait {
+		env.Reply(b.ID, m.From, m.ID, msg.ProduceResponse{Results: p.results})
+		return
+	}
+	b.pending[m.ID] = p
+	env.ProduceTimer(p.deadline, b.ID, m.ID)
+	b.completeSatisfied(env)
+}
+
+func (b *Broker) produceOne(m *msg.Message, acks int16, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
+	res := msg.ProduceResult{TP: pb.TP, BaseOffset: -1, LogStartOffset: -1}
+	r := b.replicas[pb.TP]
+	var ar partition.AppendResult
+	switch {
+	case acks != -1 && acks != 0 && acks != 1:
+		ar = partition.AppendResult{Error: kerr.InvalidRequiredAcks, BaseOffset: -1, Reason: fmt.Sprintf("acks=%d", acks)}
+	case r == nil || !r.IsLeader:
+		ar = partition.AppendResult{Error: kerr.NotLeaderOrFollower, BaseOffset: -1, Reason: fmt.Sprintf("broker %d does not lead %s", b.ID, pb.TP)}
+	case acks == -1 && len(r.ISR) < b.cfg.MinInsync:
+		ar = partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
+			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.cfg.MinInsync)}
+	default:
+		ar = r.Log.AppendAsLeader(pb.Data)
+	}
+	env.Emit(b.decisionEvent(m, pb, &ar))
+	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
+	if r != nil {
+		res.LogStartOffset = r.Log.LogStartOffset()
+	}
+	if ar.Error != kerr.None {
+		return res, -1
+	}
+	if ar.Appended() {
+		b.replicate(r, env)
+	}
+	if acks == -1 {
+		return res, ar.LastOffset + 1
+	}
+	return res, -1
+}
+
+// replicate wakes the followers of r that are not already fetching.
+func (b *Broker) replicate(r *Replica, env Env) {
+	for _, id := range sortedFollowers(r) {
+		env.Fetch(id, r.TP)
+	}
+	b.maybeAdvanceHW(r, env)
+}
+
+// decisionEvent is the produce.decision trace event (keys: docs/trace.md).
+func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult) trace.Event {
+	h, _ := record.ParseHeader(pb.Data)
+	outcome := "reject"
+	switch {
+	case ar.Error == kerr.None && ar.Checked && ar.Decision.Outcome == producerstate.Duplicate:
+		outcome = "duplicate"
+	case ar.Error == kerr.None:
+		outcome = "append"
+	}
+	var text string
+	switch outcome {
+	case "append":
+		text = fmt.Sprintf("appends %s to %s at offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
+	case "duplicate":
+		text = fmt.Sprintf("recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
+	default:
+		text = fmt.Sprintf("rejects %s on %s: %s", seqText(&h), pb.TP, ar.Reason)
+	}
+	e := b.ev("produce.decision", text).
+		With("partition", trace.Str(pb.TP.String())).
+		With("producer_id", trace.Int(h.ProducerID)).With("producer_epoch", trace.Int(int64(h.ProducerEpoch))).
+		With("base_sequence", trace.Int(int64(h.BaseSequence))).With("last_sequence", trace.Int(int64(h.LastSequence()))).
+		With("record_count", trace.Int(int64(h.RecordsCount))).With("transactional", trace.Bool(h.Attributes.Transactional())).
+		With("outcome", trace.Str(outcome)).With("error", trace.Str(ar.Error.Name())).
+		With("base_offset", trace.Int(ar.BaseOffset)).
+		With("producer", trace.Str(m.From.String())).With("batch", trace.Int(int64(pb.BatchID))).
+		With("request", trace.Int(int64(m.ID)))
+	if ar.Checked {
+		d := ar.Decision
+		e.Decision = &d
+		e = e.With("path", trace.Str(d.Path.String()))
+	}
+	return e
+}
+
+func seqText(h *record.Header) string {
+	if !h.HasProducerID() {
+		return fmt.Sprintf("a plain batch of %d record(s)", h.RecordsCount)
+	}
+	return fmt.Sprintf("pid %d epoch %d seq %d-%d", h.ProducerID, h.ProducerEpoch, h.BaseSequence, h.LastSequence())
+}
+
+// completeSatisfied answers every purgatory entry whose partitions are all
+// covered by their high watermark.
+func (b *Broker) completeSatisfied(env Env) {
+	for _, id := range sortedPending(b.pending) {
+		p := b.pending[id]
+		done := true
+		for i, res := range p.results {
+			if p.waitFor[i] < 0 {
+				continue
+			}
+			r := b.replicas[res.TP]
+			if r == nil || !r.IsLeader {
+				p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
+				p.waitFor[i] = -1
+				continue
+			}
+			if r.Log.HighWatermark() < p.waitFor[i] {
+				done = false
+				break
+			}
+			if len(r.ISR) < b.cfg.MinInsync {
+				p.results[i].Error = kerr.NotEnoughReplicasAfterAppend
+			}
+			p.waitFor[i] = -1
+		}
+		if done {
+			delete(b.pending, id)
+			env.Reply(b.ID, p.from, p.request, msg.ProduceResponse{Results: p.results})
+		}
+	}
+}
+
+func sortedPending(m map[int]*pendingProduce) []int {
+	ids := make([]int, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// OnProduceTimeout answers a purgatory entry whose request timeout passed
+// with REQUEST_TIMED_OUT for the partitions not yet covered.
+func (b *Broker) OnProduceTimeout(request int, env Env) bool {
+	p, ok := b.pending[request]
+	if !ok || !b.alive {
+		return false
+	}
+	delete(b.pending, request)
+	for i := range p.results {
+		if p.waitFor[i] >= 0 {
+			p.results[i].Error = kerr.RequestTimedOut
+		}
+	}
+	env.Emit(b.ev("produce.timeout", fmt.Sprintf("answers request #%d with REQUEST_TIMED_OUT: the ISR did not replicate it in time", request)).
+		With("request", trace.Int(int64(request))))
+	env.Reply(b.ID, p.from, p.request, msg.ProduceResponse{Results: p.results})
+	return true
+}
+
+// failPending answers waiting requests for tp with NOT_LEADER_OR_FOLLOWER
+// (leadership moved away).
+func (b *Broker) failPending(tp msg.TP, env Env) {
+	for _, id := range sortedPending(b.pending) {
+		p := b.pending[id]
+		for i, res := range p.results {
+			if res.TP == tp && p.waitFor[i] >= 0 {
+				p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
+				p.waitFor[i] = -1
+			}
+		}
+	}
+	b.completeSatisfied(env)
+}
+
+// HasPending reports whether request waits in this broker's purgatory.
+func (b *Broker) HasPending(request int) bool {
+	_, ok := b.pending[request]
+	return ok
+}

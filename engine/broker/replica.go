@@ -1,0 +1,186 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Replica is one broker's copy of one partition.
+type Replica struct {
+	TP          msg.TP
+	Log         *partition.Log
+	IsLeader    bool
+	Leader      int // the leader this replica follows (or itself)
+	LeaderEpoch int32
+	Replicas    []int
+	ISR         []int
+	followers   map[int]*follower // leader only
+	fetching    bool              // follower only: a fetch is in flight
+	refetch     bool              // follower only: fetch again when the answer arrives
+}
+
+type follower struct {
+	leo         int64
+	knownHW     int64 // the high watermark last sent to it
+	caughtUpMs  int64
+	everFetched bool
+}
+
+// FollowerLEO is the log end offset the leader last heard from follower id.
+func (r *Replica) FollowerLEO(id int) (int64, bool) {
+	f, ok := r.followers[id]
+	if !ok || !f.everFetched {
+		return 0, false
+	}
+	return f.leo, true
+}
+
+// InISR reports whether broker id is in the replica's view of the ISR.
+func (r *Replica) InISR(id int) bool { return slices.Contains(r.ISR, id) }
+
+// BecomeLeader makes this replica the leader at epoch with the given ISR.
+// Followers are assumed caught up to nothing yet: they report on their
+// next fetch.
+func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env Env) {
+	r := b.replicas[tp]
+	r.IsLeader, r.Leader, r.LeaderEpoch = true, b.ID, epoch
+	r.Replicas, r.ISR = slices.Clone(replicas), slices.Clone(isr)
+	r.fetching = false
+	r.Log.SetLeaderEpoch(epoch)
+	r.followers = map[int]*follower{}
+	for _, id := range replicas {
+		if id != b.ID {
+			r.followers[id] = &follower{caughtUpMs: env.Now(), knownHW: -1}
+		}
+	}
+	b.maybeAdvanceHW(r, env)
+}
+
+// BecomeFollower makes this replica follow leader at epoch. Whatever this
+// replica has beyond the point where it agrees with the leader's log is
+// truncated (Kafka finds that point with OffsetsForLeaderEpoch; comparing
+// the batches gives the same answer here). It returns the truncated offsets.
+func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []int, leaderLog *partition.Log, env Env) (from, to int64) {
+	r := b.replicas[tp]
+	wasLeader := r.IsLeader
+	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
+	r.followers = map[int]*follower{}
+	if wasLeader {
+		b.failPending(tp, env)
+	}
+	keep := agreedPrefix(r.Log, leaderLog)
+	from, to = keep, r.Log.LogEndOffset()
+	if keep < to {
+		if _, err := r.Log.TruncateTo(keep, env.Timestamp()); err != nil {
+			panic(fmt.Sprintf("truncating %s on broker %d: %v", tp, b.ID, err))
+		}
+		env.Emit(b.ev("replica.truncate", fmt.Sprintf("truncates %s to offset %d: offsets %d-%d were not on the new leader (broker %d)", tp, keep, keep, to-1, leader)).
+			With("partition", trace.Str(tp.String())).With("from_offset", trace.Int(keep)).With("to_offset", trace.Int(to)))
+	}
+	r.Log.SetHighWatermark(min(r.Log.HighWatermark(), leaderLog.HighWatermark()))
+	return from, to
+}
+
+// agreedPrefix is the offset up to which follower and leader hold the same batches.
+func agreedPrefix(f, l *partition.Log) int64 {
+	fb, lb := f.Batches(), l.Batches()
+	i := 0
+	for i < len(fb) && i < len(lb) && string(fb[i].Bytes) == string(lb[i].Bytes) {
+		i++
+	}
+	if i < len(fb) {
+		return fb[i].Header.BaseOffset
+	}
+	return f.LogEndOffset()
+}
+
+// maybeAdvanceHW moves the leader's high watermark to the smallest log end
+// offset among the ISR, tells followers that have not seen it (except the
+// one being answered right now, whose answer carries it), then completes
+// produce requests it now covers.
+func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
+	hw := r.Log.LogEndOffset()
+	for _, id := range r.ISR {
+		if id == b.ID {
+			continue
+		}
+		f := r.followers[id]
+		if f == nil || !f.everFetched {
+			hw = min(hw, r.Log.HighWatermark())
+			continue
+		}
+		hw = min(hw, f.leo)
+	}
+	before := r.Log.HighWatermark()
+	r.Log.SetHighWatermark(hw)
+	if after := r.Log.HighWatermark(); after > before {
+		env.Emit(b.ev("hw.advance", fmt.Sprintf("advances the high watermark of %s to %d (ISR %v)", r.TP, after, r.ISR)).
+			With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
+			With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
+		for _, id := range sortedFollowers(r) {
+			if f := r.followers[id]; f.knownHW < after && !slices.Contains(answering, id) {
+				env.Fetch(id, r.TP)
+			}
+		}
+	}
+	b.completeSatisfied(env)
+}
+
+func sortedFollowers(r *Replica) []int {
+	ids := make([]int, 0, len(r.followers))
+	for id := range r.followers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// CheckISR removes followers that have not caught up within
+// replica.lag.time.max.ms (the leader's periodic ISR expiration check).
+func (b *Broker) CheckISR(env Env) {
+	for _, tp := range b.order {
+		r := b.replicas[tp]
+		if !r.IsLeader {
+			continue
+		}
+		var isr []int
+		var out []int
+		for _, id := range r.ISR {
+			f := r.followers[id]
+			if id != b.ID && f != nil && f.leo < r.Log.LogEndOffset() && env.Now()-f.caughtUpMs > b.cfg.ReplicaLagTimeMaxMs {
+				out = append(out, id)
+				continue
+			}
+			isr = append(isr, id)
+		}
+		if len(out) == 0 {
+			continue
+		}
+		r.ISR = isr
+		env.AlterISR(tp, r.LeaderEpoch, isr)
+		env.Emit(b.ev("isr.shrink", fmt.Sprintf("removes broker(s) %v from the ISR of %s: not caught up for replica.lag.time.max.ms; ISR now %v", out, tp, isr)).
+			With("partition", trace.Str(tp.String())).With("isr", trace.List(ints64(isr))))
+		b.maybeAdvanceHW(r, env)
+	}
+}
+
+// SetISR applies an ISR decided by the controller (a broker fenced or back).
+func (b *Broker) SetISR(tp msg.TP, isr []int, env Env) {
+	r := b.replicas[tp]
+	r.ISR = slices.Clone(isr)
+	if r.IsLeader {
+		b.maybeAdvanceHW(r, env)
+	}
+}
+
+func ints64(xs []int) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = int64(x)
+	}
+	return out
+}

@@ -1,0 +1,289 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Env is what a producer sees of the world. The world implements it; the
+// producer never reads a clock or a network of its own.
+type Env interface {
+	Now() int64                             // logical clock, ms
+	Timestamp() int64                       // the client's clock for record timestamps, ms since the epoch
+	Leader(tp msg.TP) (broker int, ok bool) // metadata: the partition's current leader
+	Bootstrap() (broker int, ok bool)       // a live broker to ask for a producer id
+	Send(to int, body msg.Body) int         // put a request in flight; returns its id
+	Wake(at int64)                          // run the sender at time at
+	Timer(at int64, kind TimerKind, ref int)
+	Emit(e trace.Event)
+}
+
+// TimerKind names a producer timer.
+type TimerKind uint8
+
+const (
+	RequestTimeout   TimerKind = iota + 1 // ref: request id (request.timeout.ms)
+	DeliveryDeadline                      // ref: batch id (delivery.timeout.ms)
+)
+
+// Mode is how a producer was asked for.
+type Mode uint8
+
+const (
+	ModeDefault       Mode = iota // Kafka's defaults (idempotence on by default)
+	ModeIdempotent                // the same, said out loud
+	ModePlain                     // enable.idempotence=false
+	ModeTransactional             // transactional.id set
+)
+
+// BatchState is where a batch is in its life.
+type BatchState uint8
+
+const (
+	Queued   BatchState = iota + 1 // in the accumulator, never sent
+	InFlight                       // in a request awaiting its response
+	Retrying                       // failed retriably, waiting to be sent again
+	Acked                          // written, offsets known
+	Failed                         // the application got an error
+	Expired                        // delivery.timeout.ms passed
+)
+
+func (s BatchState) String() string {
+	return [...]string{"", "queued", "sent", "retrying", "acked", "failed", "expired"}[s]
+}
+
+// Batch is one batch as the producer tracks it.
+type Batch struct {
+	ID          int
+	TP          msg.TP
+	Count       int32
+	FirstSerial int64 // the producer's running record number of the first record
+	Key         []byte
+	Values      [][]byte
+	CreatedMs   int64
+	Timestamp   int64
+	PID         int64
+	Epoch       int16
+	Seq         int32 // -1 until first drained
+	Sends       int
+	State       BatchState
+	ReadyAt     int64
+	Request     int
+	BaseOffset  int64
+	Err         kerr.Code
+	ErrText     string
+	Bytes       []byte // the bytes of the last send
+	seqReset    bool
+}
+
+// LastSeq is the sequence of the batch's last record.
+func (b *Batch) LastSeq() int32 {
+	if b.Seq < 0 {
+		return -1
+	}
+	return record.IncrementSequence(b.Seq, b.Count-1)
+}
+
+func (b *Batch) done() bool { return b.State == Acked || b.State == Failed || b.State == Expired }
+
+// partitionState is the producer's per-partition bookkeeping (TxnPartitionEntry).
+type partitionState struct {
+	tp              msg.TP
+	queue           []*Batch // waiting: retries first, in sequence order, then new batches
+	outstanding     []*Batch // sent and not completed, by sequence (retries included)
+	nextSeq         int32
+	lastAcked       int32
+	lastAckedOffset int64
+	pid             int64
+	epoch           int16
+	unresolved      bool
+}
+
+type request struct {
+	id      int
+	broker  int
+	init    bool
+	batches []*Batch
+}
+
+// Producer models the Java producer's sender and idempotence bookkeeping.
+type Producer struct {
+	name        string
+	mode        Mode
+	cfg         Config
+	pid         int64
+	epoch       int16
+	initWaiting bool  // an InitProducerId request is in flight
+	initAt      int64 // earliest time to (re)send InitProducerId
+	parts       map[msg.TP]*partitionState
+	order       []msg.TP
+	batches     []*Batch
+	byID        map[int]*Batch
+	requests    map[int]*request
+	inflight    map[int]int // requests in flight per broker connection
+	bumpNeeded  bool
+	rewrite     map[msg.TP]bool
+	nextBatchID int
+	serial      int64
+	fatal       string
+}
+
+// New resolves the configuration and creates the producer. Warnings are
+// Kafka's silent adjustments; an error is Kafka's ConfigException.
+func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Producer, []string, error) {
+	switch mode {
+	case ModePlain:
+		settings = append([]Setting{{"enable.idempotence", "false"}}, settings...)
+	case ModeTransactional:
+		settings = append([]Setting{{"transactional.id", txnID}}, settings...)
+	}
+	cfg, warnings, err := Resolve(settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := &Producer{
+		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
+		parts: map[msg.TP]*partitionState{}, byID: map[int]*Batch{}, requests: map[int]*request{},
+		inflight: map[int]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
+	}
+	if cfg.Idempotent {
+		env.Wake(env.Now())
+	}
+	return p, warnings, nil
+}
+
+// Name, Config, ProducerID and Epoch describe the producer.
+func (p *Producer) Name() string      { return p.name }
+func (p *Producer) Config() Config    { return p.cfg }
+func (p *Producer) ProducerID() int64 { return p.pid }
+func (p *Producer) Epoch() int16      { return p.epoch }
+
+// Fatal is the fatal error that stopped the producer, or "".
+func (p *Producer) Fatal() string { return p.fatal }
+
+// Batches returns every batch the producer has made, oldest first.
+func (p *Producer) Batches() []*Batch { return p.batches }
+
+// Batch finds a batch by id.
+func (p *Producer) Batch(id int) *Batch { return p.byID[id] }
+
+// ModeName is "idempotent", "plain" or "transactional".
+func (p *Producer) ModeName() string {
+	switch {
+	case p.cfg.TransactionalID != "":
+		return "transactional"
+	case p.cfg.Idempotent:
+		return "idempotent"
+	}
+	return "plain"
+}
+
+func (p *Producer) part(tp msg.TP) *partitionState {
+	ps, ok := p.parts[tp]
+	if !ok {
+		ps = &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
+		p.parts[tp] = ps
+		p.order = append(p.order, tp)
+		slices.SortFunc(p.order, func(a, b msg.TP) int {
+			if a.Topic != b.Topic {
+				if a.Topic < b.Topic {
+					return -1
+				}
+				return 1
+			}
+			return a.Partition - b.Partition
+		})
+	}
+	return ps
+}
+
+// Send enqueues count records for tp as one batch (KafkaProducer.send of
+// count records that the accumulator closes into one batch). Values
+// default to "<producer>-<serial>".
+func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool, env Env) *Batch {
+	p.nextBatchID++
+	b := &Batch{
+		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
+		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
+		State: Queued, BaseOffset: -1, ReadyAt: env.Now(),
+	}
+	for i := range count {
+		v := value
+		if !hasValue {
+			v = fmt.Appendf(nil, "%s-%d", p.name, p.serial+int64(i))
+		}
+		b.Values = append(b.Values, v)
+	}
+	p.serial += int64(count)
+	p.batches = append(p.batches, b)
+	p.byID[b.ID] = b
+	ps := p.part(tp)
+	ps.queue = append(ps.queue, b)
+	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
+	env.Wake(env.Now())
+	env.Emit(p.ev("producer.enqueue", fmt.Sprintf("enqueues batch #%d: %d record%s for %s (serials %d-%d)",
+		b.ID, count, plural(count), tp, b.FirstSerial, b.FirstSerial+int64(count)-1)).
+		With("batch", trace.Int(int64(b.ID))).
+		With("partition", trace.Str(tp.String())).With("record_count", trace.Int(int64(count))))
+	return b
+}
+
+func plural(n int32) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Pending reports whether the producer still has batches that are not done.
+func (p *Producer) Pending() bool {
+	for _, b := range p.batches {
+		if !b.done() {
+			return true
+		}
+	}
+	return false
+}
+
+// ev starts an event about this producer; text follows its name.
+func (p *Producer) ev(kind trace.Kind, text string) trace.Event {
+	return trace.New(kind, p.name+" "+text).With("producer", trace.Str(p.name))
+}
+
+// PartitionView is the producer's bookkeeping for one partition.
+type PartitionView struct {
+	TP              msg.TP
+	NextSeq         int32
+	LastAckedSeq    int32
+	LastAckedOffset int64
+	Unresolved      bool
+	Queued          int
+	Outstanding     int
+}
+
+// Partitions lists the producer's per-partition state.
+func (p *Producer) Partitions() []PartitionView {
+	out := make([]PartitionView, 0, len(p.order))
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		out = append(out, PartitionView{TP: tp, NextSeq: ps.nextSeq, LastAckedSeq: ps.lastAcked, LastAckedOffset: ps.lastAckedOffset,
+			Unresolved: ps.unresolved, Queued: len(ps.queue), Outstanding: len(ps.outstanding)})
+	}
+	return out
+}
+
+// InFlightRequests is the number of produce requests awaiting an answer, per broker.
+func (p *Producer) InFlightRequests() map[int]int {
+	out := map[int]int{}
+	for b, n := range p.inflight {
+		if n > 0 {
+			out[b] = n
+		}
+	}
+	return out
+}

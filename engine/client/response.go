@@ -1,0 +1,245 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// OnResponse handles a response addressed to this producer. It returns
+// false when the producer no longer waits for it (e.g. the request timed
+// out and the connection was closed): the response is discarded.
+func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
+	req, ok := p.requests[m.ReplyTo]
+	if !ok || p.fatal != "" {
+		return false
+	}
+	delete(p.requests, m.ReplyTo)
+	p.inflight[req.broker]--
+	switch body := m.Body.(type) {
+	case msg.InitProducerIDResponse:
+		p.onInit(body, env)
+	case msg.ProduceResponse:
+		for _, b := range req.batches {
+			res := msg.ProduceResult{Error: kerr.UnknownServerError, BaseOffset: -1}
+			for _, r := range body.Results {
+				if r.TP == b.TP {
+					res = r
+				}
+			}
+			p.complete(b, res, env)
+		}
+	}
+	env.Wake(env.Now())
+	return true
+}
+
+func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
+	p.initWaiting = false
+	if r.Error != kerr.None {
+		p.initAt = env.Now() + p.cfg.RetryBackoffMs
+		env.Emit(p.ev("producer.init_retry", fmt.Sprintf("InitProducerId failed with %s; retries in %d ms", r.Error.Name(), p.cfg.RetryBackoffMs)).
+			With("error", trace.Str(r.Error.Name())))
+		return
+	}
+	p.pid, p.epoch = r.ProducerID, r.Epoch
+	env.Emit(p.ev("producer.pid", fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)).
+		With("producer_id", trace.Int(r.ProducerID)).With("producer_epoch", trace.Int(int64(r.Epoch))))
+}
+
+// complete handles one partition's answer for batch b (Sender.completeBatch).
+func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
+	if b.done() {
+		return // expired while in flight: the application already has its error
+	}
+	b.Request = 0
+	switch {
+	case r.Error == kerr.None:
+		p.ack(b, r.BaseOffset, env)
+	case p.canRetry(b, r.Error, env.Now()):
+		p.reenqueue(b, r.Error, r.Reason, env)
+	default:
+		p.fail(b, Failed, r.Error, r.Reason, true, env)
+	}
+}
+
+func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
+	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
+	ps := p.parts[b.TP]
+	if p.cfg.Idempotent {
+		ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
+		if b.PID == ps.pid && b.Epoch == ps.epoch {
+			ps.lastAcked = max(ps.lastAcked, b.LastSeq())
+		}
+	}
+	if baseOffset >= 0 {
+		ps.lastAckedOffset = max(ps.lastAckedOffset, baseOffset+int64(b.Count)-1)
+	}
+	e := p.ev("producer.ack", fmt.Sprintf("batch #%d acknowledged: %s offsets %d-%d", b.ID, b.TP, baseOffset, baseOffset+int64(b.Count)-1))
+	if baseOffset < 0 {
+		e.Text = fmt.Sprintf("%s batch #%d counted as sent (acks=0: no answer, no offsets)", p.name, b.ID)
+	}
+	env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+		With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
+		With("record_count", trace.Int(int64(b.Count))))
+}
+
+// canRetry is Sender.canRetry with TransactionManager.canRetry for
+// idempotent producers.
+func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
+	if now-b.CreatedMs >= p.cfg.DeliveryTimeoutMs || int64(b.Sends-1) >= int64(p.cfg.Retries) {
+		return false
+	}
+	if !p.cfg.Idempotent {
+		return code.Retriable()
+	}
+	if b.PID != p.pid {
+		return false
+	}
+	ps := p.parts[b.TP]
+	if code == kerr.OutOfOrderSequenceNumber && !ps.unresolved && (b.seqReset || b.Seq-ps.lastAcked != 1) {
+		// Not the next batch: an earlier one is still on its way; retry.
+		return true
+	}
+	return code.Retriable()
+}
+
+// backoff is retry.backoff.ms doubled per attempt up to retry.backoff.max.ms
+// (KIP-580, without its random jitter).
+func (p *Producer) backoff(sends int) int64 {
+	d := p.cfg.RetryBackoffMs
+	for i := 1; i < sends && d < p.cfg.RetryBackoffMaxMs; i++ {
+		d *= 2
+	}
+	return min(d, max(p.cfg.RetryBackoffMaxMs, p.cfg.RetryBackoffMs))
+}
+
+// reenqueue puts b back for another attempt with the same sequence, ahead
+// of new batches and in sequence order among retries.
+func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
+	b.State, b.Err, b.ErrText = Retrying, code, reason
+	b.ReadyAt = env.Now() + p.backoff(b.Sends)
+	ps := p.parts[b.TP]
+	i := 0
+	if p.cfg.Idempotent {
+		for i < len(ps.queue) && ps.queue[i].Seq >= 0 && ps.queue[i].Seq < b.Seq {
+			i++
+		}
+	}
+	ps.queue = slices.Insert(ps.queue, i, b)
+	env.Wake(b.ReadyAt)
+	env.Emit(p.ev("producer.retry", fmt.Sprintf("will retry batch #%d (%s) after %s, same sequence %d, in %d ms",
+		b.ID, b.TP, code.Name(), b.Seq, b.ReadyAt-env.Now())).
+		With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+		With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(code.Name())))
+}
+
+// fail ends b with an error the application sees (TransactionManager.handleFailedBatch).
+func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, brokerRejected bool, env Env) {
+	b.State, b.Err, b.ErrText = state, code, reason
+	ps := p.parts[b.TP]
+	ps.queue = slices.DeleteFunc(ps.queue, func(x *Batch) bool { return x == b })
+	wasOutstanding := slices.Contains(ps.outstanding, b)
+	ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
+	if p.cfg.Idempotent && wasOutstanding {
+		switch {
+		case state == Expired:
+			if b.Sends > 0 {
+				ps.unresolved = true // it may or may not have been written
+			}
+		case code == kerr.ProducerFenced:
+			p.fatal = code.Name()
+		case code == kerr.OutOfOrderSequenceNumber, code == kerr.InvalidProducerEpoch, brokerRejected:
+			p.requestBump(b.TP)
+		}
+	}
+	what := "fails with " + code.Name()
+	if state == Expired {
+		what = fmt.Sprintf("expires: delivery.timeout.ms (%d ms) passed since it was created", p.cfg.DeliveryTimeoutMs)
+	}
+	env.Emit(p.ev("producer.fail", fmt.Sprintf("batch #%d (%s, sequence %d) %s; the application gets the error", b.ID, b.TP, b.Seq, what)).
+		With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+		With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(errorName(state, code))))
+}
+
+func errorName(state BatchState, code kerr.Code) string {
+	if state == Expired {
+		return "TIMEOUT"
+	}
+	return code.Name()
+}
+
+// OnTimer handles a timer set by the producer. It returns false when the
+// timer has nothing left to do (the request was answered, the batch is done).
+func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
+	if p.fatal != "" {
+		return false
+	}
+	switch kind {
+	case RequestTimeout:
+		req, ok := p.requests[ref]
+		if !ok {
+			return false
+		}
+		env.Emit(p.ev("producer.timeout", fmt.Sprintf("request #%d to broker %d got no answer within request.timeout.ms (%d ms): closes the connection",
+			ref, req.broker, p.cfg.RequestTimeoutMs)).With("request", trace.Int(int64(ref))).With("broker", trace.Int(int64(req.broker))))
+		p.Disconnect(req.broker, env)
+		return true
+	case DeliveryDeadline:
+		b := p.byID[ref]
+		if b == nil || b.done() {
+			return false
+		}
+		p.fail(b, Expired, kerr.RequestTimedOut, "delivery timeout", false, env)
+		env.Wake(env.Now())
+		return true
+	}
+	return false
+}
+
+// Disconnect fails every request in flight to broker as a network error
+// (NETWORK_EXCEPTION, retriable): what the client sees when a connection
+// closes, after a request timeout or a broker crash.
+func (p *Producer) Disconnect(broker int, env Env) bool {
+	var ids []int
+	for id, r := range p.requests {
+		if r.broker == broker {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		r := p.requests[id]
+		delete(p.requests, id)
+		if r.init {
+			p.initWaiting = false
+			p.initAt = env.Now() + p.cfg.RetryBackoffMs
+		}
+		for _, b := range r.batches {
+			p.complete(b, msg.ProduceResult{TP: b.TP, Error: kerr.NetworkException, BaseOffset: -1, Reason: "connection closed"}, env)
+		}
+	}
+	p.inflight[broker] = 0
+	env.Wake(env.Now())
+	return len(ids) > 0
+}
+
+// TimerLive reports, without changing anything, whether a timer would
+// still act: its request is unanswered, or its batch is not done.
+func (p *Producer) TimerLive(kind TimerKind, ref int) bool {
+	if p.fatal != "" {
+		return false
+	}
+	switch kind {
+	case RequestTimeout:
+		_, ok := p.requests[ref]
+		return ok
+	case DeliveryDeadline:
+		b := p.byID[ref]
+		return b != nil && !b.done()
+	}
+	return false
+}

@@ -1,0 +1,296 @@
+package client
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// RunSender is one pass of the Java sender loop: resolve sequences, bump
+// the epoch if asked, get a producer id if needed, then drain at most one
+// request per broker connection. It reports whether it did anything.
+func (p *Producer) RunSender(env Env) bool {
+	if p.fatal != "" {
+		return false
+	}
+	did := false
+	if p.cfg.Idempotent {
+		did = p.maybeResolveSequences(env)
+		if p.bumpNeeded {
+			p.bumpEpoch(env)
+			did = true
+		}
+		if p.pid < 0 {
+			return p.maybeInit(env) || did
+		}
+	}
+	brokers := map[int]bool{}
+	for _, tp := range p.order {
+		if len(p.parts[tp].queue) > 0 {
+			if b, ok := env.Leader(tp); ok {
+				brokers[b] = true
+			}
+		}
+	}
+	for _, b := range sortedKeys(brokers) {
+		if p.drainTo(b, env) {
+			did = true
+		}
+	}
+	p.scheduleWake(env)
+	return did
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (p *Producer) maybeInit(env Env) bool {
+	if p.initWaiting {
+		return false
+	}
+	if p.initAt > env.Now() {
+		env.Wake(p.initAt)
+		return false
+	}
+	b, ok := env.Bootstrap()
+	if !ok {
+		p.initAt = env.Now() + p.cfg.RetryBackoffMs
+		env.Wake(p.initAt)
+		return false
+	}
+	id := env.Send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: math.MaxInt32})
+	p.requests[id] = &request{id: id, broker: b, init: true}
+	p.inflight[b]++
+	p.initWaiting = true
+	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
+	return true
+}
+
+// drainTo sends one produce request to broker b with at most one batch per
+// partition it leads, if the connection has room (max.in.flight).
+func (p *Producer) drainTo(b int, env Env) bool {
+	if p.inflight[b] >= p.cfg.MaxInFlight {
+		return false
+	}
+	var batches []*Batch
+	for _, tp := range p.order {
+		if leader, ok := env.Leader(tp); !ok || leader != b {
+			continue
+		}
+		ps := p.parts[tp]
+		if first := p.drainable(ps, env.Now()); first != nil {
+			ps.queue = ps.queue[1:]
+			p.prepare(ps, first)
+			batches = append(batches, first)
+		}
+	}
+	if len(batches) == 0 {
+		return false
+	}
+	req := msg.ProduceRequest{Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs)}
+	for _, ba := range batches {
+		ba.Sends++
+		ba.State = InFlight
+		req.Batches = append(req.Batches, msg.ProduceBatch{TP: ba.TP, Data: ba.Bytes, BatchID: ba.ID, BaseSeq: ba.Seq})
+	}
+	id := env.Send(b, req)
+	if p.cfg.Acks == 0 {
+		// acks=0: the client considers the batch done once written to the socket.
+		for _, ba := range batches {
+			p.ack(ba, -1, env)
+		}
+		return true
+	}
+	p.requests[id] = &request{id: id, broker: b, batches: batches}
+	p.inflight[b]++
+	for _, ba := range batches {
+		ba.Request = id
+	}
+	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
+	return true
+}
+
+// drainable returns the partition's first queued batch if Kafka's
+// RecordAccumulator would drain it now (shouldStopDrainBatchesForPartition).
+func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
+	if len(ps.queue) == 0 {
+		return nil
+	}
+	first := ps.queue[0]
+	if first.ReadyAt > now {
+		return nil
+	}
+	if !p.cfg.Idempotent {
+		return first
+	}
+	if first.Seq < 0 {
+		if ps.unresolved {
+			return nil // wait until the unknown outcome of an expired batch is settled
+		}
+		for _, o := range ps.outstanding {
+			if o.PID != p.pid || o.Epoch != p.epoch {
+				return nil // batches of an older epoch are still in flight
+			}
+		}
+		if ps.pid != p.pid || ps.epoch != p.epoch {
+			// Nothing in flight under the old identity: restart sequences at 0.
+			ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked = p.pid, p.epoch, 0, -1
+		}
+		return first
+	}
+	// A retry goes only when it is the lowest sequence outstanding, so
+	// retries reach the broker in order.
+	if len(ps.outstanding) > 0 && ps.outstanding[0] != first {
+		return nil
+	}
+	return first
+}
+
+// prepare assigns the sequence at first drain and encodes the bytes to send.
+func (p *Producer) prepare(ps *partitionState, b *Batch) {
+	if p.cfg.Idempotent && b.Seq < 0 {
+		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
+		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
+		ps.outstanding = insertBySeq(ps.outstanding, b)
+	}
+	b.Bytes = p.encode(b)
+}
+
+func insertBySeq(list []*Batch, b *Batch) []*Batch {
+	i := 0
+	for i < len(list) && list[i].Seq < b.Seq {
+		i++
+	}
+	return slices.Insert(list, i, b)
+}
+
+func (p *Producer) encode(b *Batch) []byte {
+	rb := record.Batch{Header: record.Header{
+		PartitionLeaderEpoch: record.NoPartitionLeaderEpoch, Magic: record.Magic,
+		LastOffsetDelta: b.Count - 1, BaseTimestamp: b.Timestamp, MaxTimestamp: b.Timestamp,
+		ProducerID: b.PID, ProducerEpoch: b.Epoch, BaseSequence: b.Seq, RecordsCount: b.Count,
+	}}
+	if !p.cfg.Idempotent {
+		rb.ProducerID, rb.ProducerEpoch, rb.BaseSequence = record.NoProducerID, record.NoProducerEpoch, record.NoSequence
+	}
+	if p.cfg.TransactionalID != "" {
+		rb.Attributes = record.TransactionalFlag
+	}
+	for i, v := range b.Values {
+		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), Key: b.Key, Value: v})
+	}
+	out, err := record.Encode(&rb)
+	if err != nil {
+		panic("encoding an uncompressed batch cannot fail: " + err.Error())
+	}
+	return out
+}
+
+// scheduleWake asks to run again when a backed-off retry becomes ready.
+func (p *Producer) scheduleWake(env Env) {
+	next := int64(math.MaxInt64)
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		if len(ps.queue) > 0 && ps.queue[0].ReadyAt > env.Now() {
+			next = min(next, ps.queue[0].ReadyAt)
+		}
+		if first := p.drainable(ps, env.Now()); first != nil {
+			if b, ok := env.Leader(tp); ok && p.inflight[b] < p.cfg.MaxInFlight {
+				next = env.Now()
+			}
+		}
+	}
+	if next != math.MaxInt64 {
+		env.Wake(next)
+	}
+}
+
+// bumpEpoch is the idempotent producer's local epoch bump (KIP-360):
+// epoch+1 (a new producer id at 32767), and the partitions that asked for
+// it restart their outstanding batches at sequence 0.
+func (p *Producer) bumpEpoch(env Env) {
+	p.bumpNeeded = false
+	old := p.epoch
+	if p.epoch == math.MaxInt16 {
+		p.pid, p.epoch = record.NoProducerID, record.NoProducerEpoch
+		env.Emit(p.ev("producer.reset", fmt.Sprintf("epoch %d is exhausted: asks for a new producer id", old)))
+		return
+	}
+	p.epoch++
+	var reset []string
+	for _, tp := range p.order {
+		if !p.rewrite[tp] {
+			continue
+		}
+		ps := p.parts[tp]
+		seq := int32(0)
+		for _, b := range ps.outstanding {
+			b.PID, b.Epoch, b.Seq, b.seqReset = p.pid, p.epoch, seq, true
+			seq = record.IncrementSequence(seq, b.Count)
+		}
+		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked, ps.unresolved = p.pid, p.epoch, seq, -1, false
+		reset = append(reset, tp.String())
+	}
+	clear(p.rewrite)
+	env.Emit(p.ev("producer.epoch_bump", fmt.Sprintf("bumps its epoch %d -> %d; sequences restart at 0 for %s",
+		old, p.epoch, strings.Join(reset, ", "))).
+		With("producer_id", trace.Int(p.pid)).With("old_epoch", trace.Int(int64(old))).With("producer_epoch", trace.Int(int64(p.epoch))))
+}
+
+// maybeResolveSequences settles partitions left unresolved by an expired
+// batch once nothing is in flight for them (§3.5 of kafka-facts).
+func (p *Producer) maybeResolveSequences(env Env) bool {
+	did := false
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		if !ps.unresolved || len(ps.outstanding) > 0 {
+			continue
+		}
+		did = true
+		if ps.nextSeq-ps.lastAcked == 1 {
+			ps.unresolved = false
+			env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
+				With("partition", trace.Str(tp.String())))
+			continue
+		}
+		p.requestBump(tp)
+		env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown, so it bumps the epoch", tp, ps.lastAcked, ps.nextSeq)).
+			With("partition", trace.Str(tp.String())))
+	}
+	return did
+}
+
+func (p *Producer) requestBump(tp msg.TP) {
+	p.bumpNeeded = true
+	p.rewrite[tp] = true
+}
+
+// Describe summarises the batches of a produce request, e.g.
+// "orders-0 pid 0 epoch 0 seq 4-5 (2 records)".
+func Describe(req msg.ProduceRequest) string {
+	parts := make([]string, 0, len(req.Batches))
+	for _, b := range req.Batches {
+		h, err := record.ParseHeader(b.Data)
+		if err != nil {
+			parts = append(parts, b.TP.String()+" (undecodable)")
+			continue
+		}
+		s := fmt.Sprintf("%s batch #%d", b.TP, b.BatchID)
+		if h.HasProducerID() {
+			s += fmt.Sprintf(" pid %d epoch %d seq %d-%d", h.ProducerID, h.ProducerEpoch, h.BaseSequence, h.LastSequence())
+		}
+		parts = append(parts, s+fmt.Sprintf(" (%d record%s)", h.RecordsCount, plural(h.RecordsCount)))
+	}
+	return strings.Join(parts, "; ")
+}

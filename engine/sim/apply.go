@@ -1,0 +1,291 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Apply performs one command of the command language and returns every
+// event it caused (for step, run and advance: the events of the steps).
+// An error means the command cannot apply to this world (an unknown
+// producer, partition or broker; a cluster change after the start); the
+// world is unchanged. What Kafka's client would refuse at run time (a
+// ConfigException, a send on a fenced producer) is an event, not an error.
+func (w *World) Apply(c script.Command) ([]trace.Event, error) {
+	switch c := c.(type) {
+	case *script.Step:
+		var out []trace.Event
+		for i := 0; i < max(c.N, 1); i++ {
+			evs, ok := w.Step()
+			if !ok {
+				break
+			}
+			out = append(out, evs...)
+		}
+		return out, nil
+	case *script.Run:
+		return w.Run(), nil
+	case *script.Advance:
+		return w.Advance(c.Ms), nil
+	}
+	if err := w.applyNow(c); err != nil {
+		w.pending = nil
+		return nil, err
+	}
+	w.record(action{kind: actApply, cmd: c})
+	return w.flush(), nil
+}
+
+// Run performs events until nothing is due (at most RunLimit steps).
+func (w *World) Run() []trace.Event {
+	var out []trace.Event
+	for i := 0; i < RunLimit; i++ {
+		evs, ok := w.Step()
+		if !ok {
+			return out
+		}
+		out = append(out, evs...)
+	}
+	w.emit(trace.New("run.limit", fmt.Sprintf("run stopped after %d steps: something keeps retrying", RunLimit)))
+	return append(out, w.flush()...)
+}
+
+// Advance moves the clock by ms, performing every event that falls due.
+func (w *World) Advance(ms int64) []trace.Event {
+	w.announceAdvance(ms)
+	w.record(action{kind: actAdvance, at: ms})
+	out := w.flush()
+	return append(out, w.advance(ms)...)
+}
+
+func (w *World) announceAdvance(ms int64) {
+	w.emit(trace.New("clock.advance", fmt.Sprintf("the clock moves forward %s, to %s", trace.FormatTime(ms), trace.FormatTime(w.now+ms))).
+		With("by_ms", trace.Int(ms)))
+}
+
+// applyNow changes the world for a command that takes no steps.
+func (w *World) applyNow(c script.Command) error {
+	switch c := c.(type) {
+	case *script.Cluster:
+		return w.applyCluster(c)
+	case *script.Producer:
+		return w.createProducer(c)
+	case *script.Send:
+		return w.applySend(c)
+	case *script.Inject:
+		return w.inject(c)
+	case *script.Fault:
+		return w.arm(c)
+	case *script.RestartProducer:
+		return w.restartProducer(c.Name)
+	case *script.Pause:
+		return w.pause(c.Name, true)
+	case *script.Resume:
+		return w.pause(c.Name, false)
+	case *script.RestartBroker:
+		w.started = true
+		return w.restart(c.ID, c.Clean)
+	case *script.KillBroker:
+		w.started = true
+		return w.kill(c.ID)
+	case *script.Failover:
+		w.started = true
+		return w.failover(msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}, c.Unclean)
+	}
+	return fmt.Errorf("%s is not supported by this world", c.Verb())
+}
+
+func (w *World) applyCluster(c *script.Cluster) error {
+	if w.started {
+		return fmt.Errorf("cluster must come before any producer, batch or fault")
+	}
+	cfg := w.cluster
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&cfg.Brokers, c.Brokers)
+	set(&cfg.Partitions, c.Partitions)
+	set(&cfg.RF, c.RF)
+	set(&cfg.MinInsync, c.MinInsync)
+	set(&cfg.TransactionVersion, c.TransactionVersion)
+	set(&cfg.SegmentBytes, c.SegmentBytes)
+	if c.Topic != "" {
+		cfg.Topic = c.Topic
+	}
+	if c.ProducerIDStart != 0 {
+		cfg.ProducerIDStart = int64(c.ProducerIDStart)
+	}
+	if cfg.RF > cfg.Brokers {
+		return fmt.Errorf("rf=%d needs at least %d brokers, the cluster has %d", cfg.RF, cfg.RF, cfg.Brokers)
+	}
+	w.reset(cfg)
+	w.emit(trace.New("cluster", fmt.Sprintf("%d broker(s); topic %s with %d partition(s), replication factor %d, min.insync.replicas %d",
+		cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RF, cfg.MinInsync)).
+		With("brokers", trace.Int(int64(cfg.Brokers))).With("topic", trace.Str(cfg.Topic)).
+		With("partitions", trace.Int(int64(cfg.Partitions))).With("rf", trace.Int(int64(cfg.RF))).
+		With("min_insync", trace.Int(int64(cfg.MinInsync))))
+	return nil
+}
+
+func (w *World) unknownProducer(name string) error {
+	return fmt.Errorf("unknown producer %q (create it first with: producer %s)", name, name)
+}
+
+func (w *World) unknownPartition(tp msg.TP) error {
+	return fmt.Errorf("unknown partition %s (topic %s has partitions 0-%d)", tp, w.cluster.Topic, len(w.parts)-1)
+}
+
+func modeOf(m script.ProducerMode) client.Mode {
+	return [...]client.Mode{client.ModeDefault, client.ModeIdempotent, client.ModePlain, client.ModeTransactional}[m]
+}
+
+func (w *World) createProducer(c *script.Producer) error {
+	if s, ok := w.producers[c.Name]; ok && !s.removed {
+		return fmt.Errorf("producer %q exists already (use: restart producer %s)", c.Name, c.Name)
+	}
+	w.started = true
+	var settings []client.Setting
+	for _, kv := range c.Config {
+		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
+	}
+	s := &producerSlot{mode: modeOf(c.Mode), txnID: c.TxnID, config: settings}
+	if old, ok := w.producers[c.Name]; ok {
+		s.life = old.life + 1
+	} else {
+		w.prodOrder = append(w.prodOrder, c.Name)
+	}
+	w.producers[c.Name] = s
+	return w.startProducer(c.Name, s)
+}
+
+func (w *World) startProducer(name string, s *producerSlot) error {
+	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, producerEnv{w, name, s.life})
+	if err != nil {
+		s.removed = true
+		w.emit(trace.New("producer.config_error", fmt.Sprintf("%s cannot be created: %v", name, err)).
+			With("producer", trace.Str(name)).With("error", trace.Str(err.Error())))
+		return nil
+	}
+	s.p, s.removed = p, false
+	cfg := p.Config()
+	w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
+		name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
+		With("producer", trace.Str(name)).With("mode", trace.Str(p.ModeName())).
+		With("acks", trace.Int(int64(cfg.Acks))).With("idempotent", trace.Bool(cfg.Idempotent)))
+	for _, warn := range warnings {
+		w.emit(trace.New("producer.warning", name+": "+warn).With("producer", trace.Str(name)).With("warning", trace.Str(warn)))
+	}
+	return nil
+}
+
+func acksText(a int16) string {
+	if a == -1 {
+		return "all"
+	}
+	return fmt.Sprint(a)
+}
+
+func (w *World) slot(name string) (*producerSlot, error) {
+	s, ok := w.producers[name]
+	if !ok {
+		return nil, w.unknownProducer(name)
+	}
+	return s, nil
+}
+
+func (w *World) applySend(c *script.Send) error {
+	s, err := w.slot(c.Producer)
+	if err != nil {
+		return err
+	}
+	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
+	if w.meta(tp) == nil {
+		return w.unknownPartition(tp)
+	}
+	switch {
+	case s.removed:
+		w.emit(trace.New("producer.refused", fmt.Sprintf("%s does not exist: it failed to start", c.Producer)).With("producer", trace.Str(c.Producer)))
+		return nil
+	case s.p.Fatal() != "":
+		w.emit(trace.New("producer.refused", fmt.Sprintf("%s.send fails: the producer hit the fatal error %s", c.Producer, s.p.Fatal())).
+			With("producer", trace.Str(c.Producer)).With("error", trace.Str(s.p.Fatal())))
+		return nil
+	}
+	var key []byte
+	if c.HasKey {
+		key = []byte(c.Key)
+	}
+	s.p.Send(tp, int32(c.Count), key, []byte(c.Value), c.HasValue, producerEnv{w, c.Producer, s.life})
+	return nil
+}
+
+// inject hands a hand-built batch straight to the partition's leader.
+func (w *World) inject(c *script.Inject) error {
+	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
+	m := w.meta(tp)
+	if m == nil {
+		return w.unknownPartition(tp)
+	}
+	w.started = true
+	if m.leader == 0 {
+		w.emit(trace.New("inject.refused", fmt.Sprintf("%s has no leader to inject into", tp)).With("partition", trace.Str(tp.String())))
+		return nil
+	}
+	b := record.Batch{Header: record.Header{
+		PartitionLeaderEpoch: -1, Magic: 2, LastOffsetDelta: c.Count - 1, BaseTimestamp: EpochMs + w.now, MaxTimestamp: EpochMs + w.now,
+		ProducerID: c.PID, ProducerEpoch: c.Epoch, BaseSequence: c.Seq, RecordsCount: c.Count,
+	}}
+	if c.Txn {
+		b.Attributes = record.TransactionalFlag
+	}
+	for i := range c.Count {
+		b.Records = append(b.Records, record.Record{OffsetDelta: i, Value: fmt.Appendf(nil, "inject-%d", i)})
+	}
+	data, err := record.Encode(&b)
+	if err != nil {
+		return err
+	}
+	w.send(msg.ClientAddr("inject"), msg.BrokerAddr(m.leader), 0,
+		msg.ProduceRequest{Acks: 1, TimeoutMs: 30_000, Batches: []msg.ProduceBatch{{TP: tp, Data: data, BaseSeq: c.Seq}}})
+	return nil
+}
+
+// restartProducer replaces a producer by a new instance with the same
+// configuration: a new producer id (or, transactional, a bumped epoch),
+// fresh sequences, and nothing of the old one's queue.
+func (w *World) restartProducer(name string) error {
+	s, err := w.slot(name)
+	if err != nil {
+		return err
+	}
+	s.life++
+	s.paused, s.held = false, nil
+	w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
+		With("producer", trace.Str(name)))
+	return w.startProducer(name, s)
+}
+
+func (w *World) pause(name string, paused bool) error {
+	s, err := w.slot(name)
+	if err != nil {
+		return err
+	}
+	if s.paused == paused {
+		return nil
+	}
+	s.paused = paused
+	if paused {
+		w.emit(trace.New("producer.pause", fmt.Sprintf("%s is paused: it sends nothing and reads nothing until resumed", name)).With("producer", trace.Str(name)))
+		return nil
+	}
+	w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held))).With("producer", trace.Str(name)))
+	w.release(s)
+	return nil
+}

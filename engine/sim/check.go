@@ -1,0 +1,211 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Anomaly is a violation of exactly-once delivery the checker found, in
+// Jepsen's vocabulary.
+type Anomaly struct {
+	Name      string // duplicate, lost, reordered
+	Partition string
+	Producer  string
+	Offsets   []int64
+	Serials   []int64
+	Step      int
+	Text      string
+}
+
+// source says which producer records a sent batch holds.
+type source struct {
+	producer    string
+	firstSerial int64
+}
+
+// batchKey identifies a batch's content: a retry of the same batch has the
+// same bytes (same CRC), a re-sequenced one does not.
+type batchKey struct {
+	crc  uint32
+	pid  int64
+	seq  int32
+	size int32
+}
+
+func keyOf(data []byte) (batchKey, bool) {
+	h, err := record.ParseHeader(data)
+	if err != nil {
+		return batchKey{}, false
+	}
+	return batchKey{h.CRC, h.ProducerID, h.BaseSequence, h.BatchLength}, true
+}
+
+type serialKey struct {
+	producer string
+	serial   int64
+}
+
+type ackRec struct {
+	tp     msg.TP
+	src    source
+	count  int64
+	offset int64
+	lost   bool
+}
+
+type partCheck struct {
+	log       *partition.Log
+	scanned   int
+	at        map[serialKey]int64
+	maxSerial map[string]int64
+}
+
+// checker watches every leader log after every step for duplicates,
+// reordering and acknowledged records that are no longer there. It only
+// reads what producers sent and what logs hold: the same check a Jepsen
+// test makes from the outside.
+type checker struct {
+	sources   map[batchKey]source
+	parts     map[msg.TP]*partCheck
+	acks      []ackRec
+	reported  map[string]bool
+	anomalies []Anomaly
+	dirty     map[msg.TP]bool
+}
+
+func newChecker() *checker {
+	return &checker{sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, dirty: map[msg.TP]bool{}}
+}
+
+func (c *checker) noteSent(from string, req msg.ProduceRequest, firstSerial func(batchID int) (int64, bool)) {
+	for _, b := range req.Batches {
+		k, ok := keyOf(b.Data)
+		s, known := firstSerial(b.BatchID)
+		if ok && known {
+			c.sources[k] = source{from, s}
+		}
+	}
+}
+
+func (c *checker) leaderChanged(tp msg.TP) { c.dirty[tp] = true }
+
+// run scans what changed in this step.
+func (c *checker) run(w *World) {
+	for _, e := range w.pending {
+		if e.Kind == "producer.ack" && e.Int("base_offset") >= 0 {
+			s := w.producers[e.Str("producer")]
+			if s == nil || s.p == nil {
+				continue
+			}
+			if b := s.p.Batch(int(e.Int("batch"))); b != nil {
+				c.acks = append(c.acks, ackRec{tp: b.TP, src: source{e.Str("producer"), b.FirstSerial}, count: int64(b.Count), offset: e.Int("base_offset")})
+				c.dirty[b.TP] = true
+			}
+		}
+	}
+	for _, m := range w.parts {
+		log := w.leaderLog(m)
+		if log == nil {
+			continue
+		}
+		pc := c.parts[m.tp]
+		if pc == nil || pc.log != log || c.dirty[m.tp] {
+			pc = &partCheck{log: log, at: map[serialKey]int64{}, maxSerial: map[string]int64{}}
+			c.parts[m.tp] = pc
+		}
+		c.scan(w, m.tp, pc)
+		if c.dirty[m.tp] {
+			c.checkAcks(w, m.tp, log)
+			delete(c.dirty, m.tp)
+		}
+	}
+}
+
+func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
+	batches := pc.log.Batches()
+	if pc.scanned > len(batches) {
+		pc.scanned = 0 // truncated under us: start over
+		clear(pc.at)
+		clear(pc.maxSerial)
+	}
+	for _, b := range batches[pc.scanned:] {
+		if b.Header.Attributes.Control() {
+			continue
+		}
+		k, _ := keyOf(b.Bytes)
+		src, ok := c.sources[k]
+		if !ok {
+			continue
+		}
+		var dups, dupSerials []int64
+		reordered := false
+		for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
+			sk := serialKey{src.producer, src.firstSerial + i}
+			off := b.Header.BaseOffset + i
+			if prev, seen := pc.at[sk]; seen {
+				dups = append(dups, prev, off)
+				dupSerials = append(dupSerials, sk.serial)
+				continue
+			}
+			pc.at[sk] = off
+			if max, ok := pc.maxSerial[src.producer]; ok && sk.serial < max {
+				reordered = true
+			}
+			pc.maxSerial[src.producer] = max(pc.maxSerial[src.producer], sk.serial)
+		}
+		if len(dups) > 0 {
+			c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: src.producer, Offsets: dups, Serials: dupSerials,
+				Text: fmt.Sprintf("%s holds %d record(s) of %s twice: serials %v at offsets %v", tp, len(dupSerials), src.producer, dupSerials, dups)})
+		}
+		if reordered {
+			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: src.producer,
+				Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial},
+				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, src.producer, src.firstSerial, b.Header.BaseOffset)})
+		}
+	}
+	pc.scanned = len(batches)
+}
+
+// checkAcks reports acknowledged batches the leader's log no longer holds.
+func (c *checker) checkAcks(w *World, tp msg.TP, log *partition.Log) {
+	for i := range c.acks {
+		a := &c.acks[i]
+		if a.tp != tp || a.lost {
+			continue
+		}
+		if j := log.BatchAt(a.offset); j >= 0 {
+			k, _ := keyOf(log.Batches()[j].Bytes)
+			if c.sources[k] == a.src {
+				continue
+			}
+		}
+		a.lost = true
+		serials := []int64{a.src.firstSerial, a.src.firstSerial + a.count - 1}
+		c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: a.src.producer,
+			Offsets: []int64{a.offset, a.offset + a.count - 1}, Serials: serials,
+			Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
+				tp, a.src.producer, serials[0], serials[1], a.offset, a.offset+a.count-1)})
+	}
+}
+
+func (c *checker) report(w *World, a Anomaly) {
+	key := fmt.Sprint(a.Name, a.Partition, a.Offsets)
+	if c.reported[key] {
+		return
+	}
+	c.reported[key] = true
+	a.Step = w.steps
+	c.anomalies = append(c.anomalies, a)
+	w.emit(trace.New("anomaly", a.Text).
+		With("name", trace.Str(a.Name)).With("partition", trace.Str(a.Partition)).
+		With("producer", trace.Str(a.Producer)).With("offsets", trace.List(slices.Clone(a.Offsets))).
+		With("serials", trace.List(slices.Clone(a.Serials))))
+}
+
+// Anomalies returns what the checker has found so far.
+func (w *World) Anomalies() []Anomaly { return slices.Clone(w.check.anomalies) }

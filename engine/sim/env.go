@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// producerEnv is the world as one producer incarnation sees it.
+type producerEnv struct {
+	w    *World
+	name string
+	life int
+}
+
+func (e producerEnv) Now() int64          { return e.w.now }
+func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
+func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+
+func (e producerEnv) Leader(tp msg.TP) (int, bool) {
+	m := e.w.meta(tp)
+	if m == nil || m.leader == 0 {
+		return 0, false
+	}
+	return m.leader, true
+}
+
+// Bootstrap is the lowest-numbered live broker (Kafka picks the least
+// loaded node; with no load to compare, the lowest id keeps runs readable).
+func (e producerEnv) Bootstrap() (int, bool) {
+	for _, b := range e.w.brokers {
+		if b.Alive() {
+			return b.ID, true
+		}
+	}
+	return 0, false
+}
+
+func (e producerEnv) Send(to int, body msg.Body) int {
+	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, body)
+}
+
+func (e producerEnv) Wake(at int64) {
+	e.w.schedule(&item{due: at, kind: itemWake, producer: e.name, life: e.life})
+}
+
+func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
+	e.w.schedule(&item{due: at, kind: itemProducerTimer, producer: e.name, life: e.life, timer: kind, ref: ref})
+}
+
+// brokerEnv is the world as the brokers see it.
+type brokerEnv struct{ w *World }
+
+func (e brokerEnv) Now() int64          { return e.w.now }
+func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
+func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+
+func (e brokerEnv) Reply(from int, to msg.Addr, replyTo int, body msg.Body) int {
+	return e.w.send(msg.BrokerAddr(from), to, replyTo, body)
+}
+
+func (e brokerEnv) AllocatePIDBlock(int) int64 {
+	start := e.w.pidNext
+	e.w.pidNext += 1000
+	return start
+}
+
+func (e brokerEnv) ProduceTimer(at int64, b int, request int) {
+	e.w.schedule(&item{due: at, kind: itemProduceTimer, broker: b, ref: request})
+}
+
+// Fetch makes follower send a fetch for tp now, unless one is in flight.
+func (e brokerEnv) Fetch(follower int, tp msg.TP) {
+	b := e.w.broker(follower)
+	if b == nil {
+		return
+	}
+	if leader, offset, ok := b.StartFetch(tp); ok {
+		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
+	}
+}
+
+func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
+	if m := e.w.meta(tp); m != nil {
+		m.isr = append(m.isr[:0], isr...)
+	}
+}
+
+// send puts a message on the wire, applying any armed fault to it.
+func (w *World) send(from, to msg.Addr, replyTo int, body msg.Body) int {
+	w.nextMsgID++
+	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
+	f.summary = summarize(&f.m)
+	w.flights[f.m.ID] = f
+	if req, ok := body.(msg.ProduceRequest); ok {
+		w.requests[f.m.ID] = req
+		if s := w.producers[from.Client]; s != nil && s.p != nil {
+			w.check.noteSent(from.Client, req, func(id int) (int64, bool) {
+				if b := s.p.Batch(id); b != nil {
+					return b.FirstSerial, true
+				}
+				return 0, false
+			})
+		}
+	}
+	w.applyFaults(f)
+	w.schedule(&item{due: f.due, kind: itemDeliver, msg: f.m.ID})
+	if !w.quiet {
+		verb := "sends"
+		if body.IsResponse() {
+			verb = "answers"
+		}
+		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), f.m.ID, to, f.summary)
+		if f.delayed {
+			text += fmt.Sprintf(" (held back %d ms)", DelayMs)
+		}
+		w.emit(trace.New("message.send", text).
+			With("message", trace.Int(int64(f.m.ID))).With("api", trace.Str(body.Name())).
+			With("response", trace.Bool(body.IsResponse())).With("from", trace.Str(from.String())).
+			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)))
+	}
+	return f.m.ID
+}
+
+// summarize is the one-line content of a message for the trace and the UI.
+func summarize(m *msg.Message) string {
+	switch b := m.Body.(type) {
+	case msg.ProduceRequest:
+		return fmt.Sprintf("acks=%d [%s]", b.Acks, client.Describe(b))
+	case msg.ProduceResponse:
+		s := ""
+		for i, r := range b.Results {
+			if i > 0 {
+				s += "; "
+			}
+			s += fmt.Sprintf("%s %s base offset %d", r.TP, r.Error.Name(), r.BaseOffset)
+		}
+		return s
+	case msg.InitProducerIDRequest:
+		if b.TransactionalID != "" {
+			return "transactional.id " + b.TransactionalID
+		}
+		return "a producer id for an idempotent producer"
+	case msg.InitProducerIDResponse:
+		return fmt.Sprintf("%s producer id %d epoch %d", b.Error.Name(), b.ProducerID, b.Epoch)
+	case msg.FetchRequest:
+		return fmt.Sprintf("%s from offset %d", b.TP, b.FetchOffset)
+	case msg.FetchResponse:
+		return fmt.Sprintf("%s %d batch(es), high watermark %d", b.TP, len(b.Batches), b.HighWatermark)
+	}
+	return ""
+}

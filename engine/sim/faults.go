@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// armedFault waits for the message it will lose or delay.
+type armedFault struct {
+	id       int
+	action   script.FaultAction
+	target   script.FaultTarget
+	producer string
+	selector bool
+	tp       msg.TP
+	seq      int32
+	// requests that carried the selected batch, for response faults
+	carriers map[int]bool
+}
+
+func (f *armedFault) describe() string {
+	s := fmt.Sprintf("%s the next %s", f.action, f.target)
+	if f.target == script.Request {
+		s += " of " + f.producer
+	} else {
+		s += " to " + f.producer
+	}
+	if f.selector {
+		s += fmt.Sprintf(" carrying %s seq=%d", f.tp, f.seq)
+	}
+	return s
+}
+
+func (w *World) arm(c *script.Fault) error {
+	if _, ok := w.producers[c.Producer]; !ok {
+		return w.unknownProducer(c.Producer)
+	}
+	w.nextFault++
+	f := &armedFault{id: w.nextFault, action: c.Action, target: c.Target, producer: c.Producer, carriers: map[int]bool{}}
+	if c.HasSelector {
+		tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
+		if w.meta(tp) == nil {
+			return w.unknownPartition(tp)
+		}
+		f.selector, f.tp, f.seq = true, tp, c.Seq
+	}
+	w.faults = append(w.faults, f)
+	w.emit(trace.New("fault.armed", "armed: "+f.describe()).
+		With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).
+		With("target", trace.Str(c.Target.String())).With("producer", trace.Str(c.Producer)))
+	return nil
+}
+
+// carries reports whether a produce request holds the selected batch.
+func (f *armedFault) carries(body msg.Body) bool {
+	req, ok := body.(msg.ProduceRequest)
+	if !ok {
+		return false
+	}
+	if !f.selector {
+		return true
+	}
+	for _, b := range req.Batches {
+		if b.TP == f.tp && b.BaseSeq == f.seq {
+			return true
+		}
+	}
+	return false
+}
+
+// applyFaults checks a message as it is sent against the armed faults;
+// each fault fires once.
+func (w *World) applyFaults(fl *flight) {
+	m := &fl.m
+	for i := 0; i < len(w.faults); i++ {
+		f := w.faults[i]
+		var hit bool
+		if f.target == script.Request {
+			hit = m.From.Client == f.producer && f.carries(m.Body)
+			if hit && f.selector {
+				f.carriers[m.ID] = true
+			}
+		} else {
+			_, isProduce := m.Body.(msg.ProduceResponse)
+			hit = m.To.Client == f.producer && isProduce && (!f.selector || w.carriedSelected(f, m.ReplyTo))
+		}
+		if !hit {
+			continue
+		}
+		if f.action == script.Lose {
+			fl.lost = true
+		} else {
+			fl.delayed = true
+			fl.due += DelayMs
+		}
+		w.faults = append(w.faults[:i], w.faults[i+1:]...)
+		return
+	}
+}
+
+// carriedSelected reports whether request id carried the fault's batch.
+func (w *World) carriedSelected(f *armedFault, id int) bool {
+	if f.carriers[id] {
+		return true
+	}
+	req, ok := w.requests[id]
+	return ok && f.carries(req)
+}

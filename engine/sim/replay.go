@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/script"
+)
+
+type actionKind uint8
+
+const (
+	actApply   actionKind = iota + 1 // a command that takes no steps
+	actStep                          // one step
+	actAdvance                       // the start of an advance (its announcement)
+	actClock                         // an idle clock move to at (the end of an advance)
+)
+
+// action is one entry of the world's history; replaying the history on a
+// fresh world with the same seed reproduces it exactly.
+type action struct {
+	kind  actionKind
+	cmd   script.Command
+	at    int64
+	after int // steps performed once this action was done
+}
+
+func (w *World) record(a action) {
+	a.after = w.steps
+	w.actions = append(w.actions, a)
+}
+
+// Rewind returns a new world that has replayed this world's history up to
+// its step-th step, including the commands given after that step and
+// before the next one (time travel). The new world keeps the trace up to
+// that point and can be driven on: a command applied to it starts a new
+// timeline from there (a fork), leaving this world as it was.
+func (w *World) Rewind(step int) (*World, error) {
+	if step < 0 || step > w.steps {
+		return nil, fmt.Errorf("no step %d: the world is at step %d", step, w.steps)
+	}
+	r := New(w.seed)
+	r.quiet = true
+	for _, a := range w.actions {
+		if a.after > step {
+			break
+		}
+		r.replay(a)
+	}
+	r.quiet = false
+	r.pending = nil
+	for _, e := range w.trace {
+		if e.Step > step {
+			break
+		}
+		r.trace = append(r.trace, e)
+	}
+	return r, nil
+}
+
+func (r *World) replay(a action) {
+	switch a.kind {
+	case actApply:
+		if err := r.applyNow(a.cmd); err != nil {
+			panic(fmt.Sprintf("replaying %s: %v (the history is not deterministic)", a.cmd.Verb(), err))
+		}
+	case actStep:
+		r.step()
+	case actAdvance:
+		r.announceAdvance(a.at)
+	case actClock:
+		r.clockTo(a.at)
+	}
+	r.record(a)
+	r.flush()
+}

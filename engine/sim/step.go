@@ -1,0 +1,250 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Step performs the next due event — deliver a message, fire a timer, run
+// a producer's sender, a periodic broker task — and returns what happened.
+// It returns false when nothing is due.
+func (w *World) Step() ([]trace.Event, bool) {
+	evs, ok := w.step()
+	if ok {
+		w.record(action{kind: actStep})
+	}
+	return evs, ok
+}
+
+func (w *World) step() ([]trace.Event, bool) {
+	for {
+		it := w.peek()
+		if it == nil {
+			return nil, false
+		}
+		if !w.live(it) {
+			w.pop()
+			continue
+		}
+		w.steps++
+		if w.runPeriodic(it.due) {
+			return w.finishStep(), true
+		}
+		w.pop()
+		w.now = max(w.now, it.due)
+		if w.perform(it) {
+			return w.finishStep(), true
+		}
+		w.steps--
+	}
+}
+
+// finishStep runs the anomaly checker and closes the step's events.
+func (w *World) finishStep() []trace.Event {
+	w.check.run(w)
+	return w.flush()
+}
+
+// live reports whether an item still has something to do, without doing
+// it, so that stale timers are dropped without moving the clock.
+func (w *World) live(it *item) bool {
+	switch it.kind {
+	case itemWake, itemProducerTimer:
+		s := w.producers[it.producer]
+		if s == nil || s.life != it.life || s.removed {
+			return false
+		}
+		if it.kind == itemProducerTimer {
+			return s.p.TimerLive(it.timer, it.ref)
+		}
+		return true
+	case itemProduceTimer:
+		b := w.broker(it.broker)
+		return b.Alive() && b.HasPending(it.ref)
+	case itemFence:
+		return !w.broker(it.broker).Alive() && w.fenceAt[it.broker] == it.due
+	}
+	return true
+}
+
+// runPeriodic performs the periodic tasks whose time comes at or before
+// limit: producer-id expiration and the leaders' ISR checks. It reports
+// whether any of them did something (which then is this step).
+func (w *World) runPeriodic(limit int64) bool {
+	for {
+		next := min(w.nextExpiry, w.nextISR)
+		if next > limit {
+			return false
+		}
+		w.now = max(w.now, next)
+		before := len(w.pending)
+		env := brokerEnv{w}
+		if next == w.nextISR {
+			w.nextISR += ISRCheckMs
+			for _, b := range w.brokers {
+				if b.Alive() {
+					b.CheckISR(env)
+				}
+			}
+		} else {
+			w.nextExpiry += ExpirationCheckMs
+			for _, b := range w.brokers {
+				if b.Alive() {
+					b.RemoveExpiredProducers(env)
+				}
+			}
+		}
+		if len(w.pending) > before {
+			return true
+		}
+	}
+}
+
+// perform does one item; false means it turned out to have nothing to do.
+func (w *World) perform(it *item) bool {
+	switch it.kind {
+	case itemDeliver:
+		return w.deliver(it)
+	case itemWake, itemProducerTimer:
+		s := w.producers[it.producer]
+		if s.paused {
+			s.held = append(s.held, it)
+			return false
+		}
+		env := producerEnv{w, it.producer, s.life}
+		if it.kind == itemWake {
+			return s.p.RunSender(env)
+		}
+		return s.p.OnTimer(it.timer, it.ref, env)
+	case itemProduceTimer:
+		return w.broker(it.broker).OnProduceTimeout(it.ref, brokerEnv{w})
+	case itemFence:
+		w.fence(it.broker)
+		return true
+	}
+	return false
+}
+
+// deliver hands a message to its receiver (or loses it, as a fault said).
+func (w *World) deliver(it *item) bool {
+	f := w.flights[it.msg]
+	m := &f.m
+	if s := w.producers[m.To.Client]; m.To.Client != "" && s != nil && s.paused {
+		s.held = append(s.held, it) // a paused process reads nothing
+		return false
+	}
+	delete(w.flights, it.msg)
+	if f.lost {
+		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, f.summary)).
+			With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+			With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())))
+		return true
+	}
+	if m.To.Broker > 0 {
+		return w.deliverToBroker(f)
+	}
+	return w.deliverToClient(f)
+}
+
+func (w *World) deliveredEvent(f *flight, note string) trace.Event {
+	m := &f.m
+	text := fmt.Sprintf("%s receives %s #%d from %s%s", m.To, m.Body.Name(), m.ID, m.From, note)
+	return trace.New("message.deliver", text).
+		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String()))
+}
+
+func (w *World) deliverToBroker(f *flight) bool {
+	m := &f.m
+	b := w.broker(m.To.Broker)
+	if !b.Alive() {
+		w.emit(trace.New("message.drop", fmt.Sprintf("%s #%d from %s finds broker %d down: the connection is refused", m.Body.Name(), m.ID, m.From, b.ID)).
+			With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		if s := w.producers[m.From.Client]; s != nil && !s.paused {
+			s.p.Disconnect(b.ID, producerEnv{w, m.From.Client, s.life})
+		}
+		return true
+	}
+	w.emit(w.deliveredEvent(f, ""))
+	env := brokerEnv{w}
+	switch body := m.Body.(type) {
+	case msg.ProduceRequest:
+		b.HandleProduce(m, body, env)
+	case msg.InitProducerIDRequest:
+		b.HandleInitProducerID(m, env)
+	case msg.FetchRequest:
+		b.HandleFetch(m, body, env)
+	case msg.FetchResponse:
+		b.OnFetchResponse(body, env)
+	}
+	return true
+}
+
+func (w *World) deliverToClient(f *flight) bool {
+	m := &f.m
+	s := w.producers[m.To.Client]
+	if s == nil || s.removed {
+		w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
+		return true
+	}
+	env := producerEnv{w, m.To.Client, s.life}
+	if !s.p.OnResponse(m, env) {
+		w.emit(trace.New("message.discard", fmt.Sprintf("%s discards %s #%d from %s: it no longer waits for that answer (the connection was closed or the process restarted)",
+			m.To, m.Body.Name(), m.ID, m.From)).
+			With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		return true
+	}
+	// Put the delivery first among the step's events, before the producer's reaction.
+	e := w.deliveredEvent(f, "")
+	e.Step, e.TimeMs = w.steps, w.now
+	w.pending = append([]trace.Event{e}, w.pending...)
+	return true
+}
+
+// advance performs every event due within d, then moves the clock to now+d.
+func (w *World) advance(d int64) []trace.Event {
+	deadline := w.now + d
+	var out []trace.Event
+	for {
+		it := w.peek()
+		for it != nil && !w.live(it) {
+			w.pop()
+			it = w.peek()
+		}
+		if it == nil || it.due > deadline {
+			break
+		}
+		evs, _ := w.Step()
+		out = append(out, evs...)
+	}
+	out = append(out, w.clockTo(deadline)...)
+	w.record(action{kind: actClock, at: deadline})
+	return out
+}
+
+// clockTo moves an idle world's clock to t, running periodic tasks on the
+// way; each task that does something is a step.
+func (w *World) clockTo(t int64) []trace.Event {
+	var out []trace.Event
+	for {
+		w.steps++
+		if !w.runPeriodic(t) {
+			w.steps--
+			break
+		}
+		out = append(out, w.finishStep()...)
+	}
+	w.now = max(w.now, t)
+	return out
+}
+
+// Resume wakes the items a paused producer held.
+func (w *World) release(s *producerSlot) {
+	for _, it := range s.held {
+		it.due = w.now
+		w.schedule(it)
+	}
+	s.held = nil
+}

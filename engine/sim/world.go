@@ -1,0 +1,210 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/broker"
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Timing of the world, in logical milliseconds.
+const (
+	// EpochMs is what the world's clock 0 means for record timestamps:
+	// 2026-01-01T00:00:00Z.
+	EpochMs = 1_767_225_600_000
+	// LatencyMs is the time a message spends on the wire.
+	LatencyMs = 1
+	// DelayMs is how long `delay` holds a message back, on top of the latency.
+	DelayMs = 10
+	// SessionTimeoutMs is broker.session.timeout.ms: how long the controller
+	// waits before fencing a broker that stopped heart-beating.
+	SessionTimeoutMs = 9_000
+	// ExpirationCheckMs is producer.id.expiration.check.interval.ms.
+	ExpirationCheckMs = 600_000
+	// ISRCheckMs is how often leaders look for lagging followers
+	// (half of replica.lag.time.max.ms).
+	ISRCheckMs = 15_000
+	// RunLimit bounds `run`, which otherwise could retry forever.
+	RunLimit = 100_000
+)
+
+// ClusterConfig is the shape of the cluster (the `cluster` command).
+type ClusterConfig struct {
+	Brokers            int
+	Topic              string
+	Partitions         int
+	RF                 int
+	MinInsync          int
+	TransactionVersion int
+	SegmentBytes       int
+	ProducerIDStart    int64
+}
+
+// DefaultCluster: 3 brokers, topic orders with 3 partitions, RF 3, min ISR 2.
+func DefaultCluster() ClusterConfig {
+	return ClusterConfig{Brokers: 3, Topic: "orders", Partitions: 3, RF: 3, MinInsync: 2, TransactionVersion: 2}
+}
+
+// partMeta is the controller's record of a partition.
+type partMeta struct {
+	tp       msg.TP
+	replicas []int
+	leader   int // 0: offline
+	epoch    int32
+	isr      []int
+}
+
+type producerSlot struct {
+	p       *client.Producer
+	life    int // incarnation: a restart makes a new one
+	paused  bool
+	mode    client.Mode
+	txnID   string
+	config  []client.Setting
+	held    []*item // items that fell due while paused
+	removed bool    // creation failed (ConfigException)
+}
+
+// flight is a message in transit.
+type flight struct {
+	m       msg.Message
+	due     int64
+	lost    bool
+	delayed bool
+	summary string
+}
+
+// World is the whole simulated system. It is deterministic: the same seed
+// and the same commands give the same trace. Not safe for concurrent use.
+type World struct {
+	seed       uint64
+	rng        *rand.Rand
+	now        int64
+	steps      int
+	cluster    ClusterConfig
+	started    bool
+	brokers    []*broker.Broker
+	parts      []*partMeta
+	pidNext    int64
+	producers  map[string]*producerSlot
+	prodOrder  []string
+	queue      itemHeap
+	seq        uint64
+	nextMsgID  int
+	flights    map[int]*flight
+	requests   map[int]msg.ProduceRequest // every produce request sent, by message id
+	faults     []*armedFault
+	nextFault  int
+	fenceAt    map[int]int64
+	pending    []trace.Event
+	trace      []trace.Event
+	actions    []action
+	check      *checker
+	nextExpiry int64
+	nextISR    int64
+	quiet      bool
+}
+
+// New creates a world with the default cluster.
+func New(seed uint64) *World {
+	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	w.reset(DefaultCluster())
+	return w
+}
+
+func (w *World) reset(c ClusterConfig) {
+	w.cluster = c
+	w.pidNext = c.ProducerIDStart
+	w.brokers = nil
+	w.parts = nil
+	w.producers = map[string]*producerSlot{}
+	w.prodOrder = nil
+	w.flights = map[int]*flight{}
+	w.requests = map[int]msg.ProduceRequest{}
+	w.fenceAt = map[int]int64{}
+	w.check = newChecker()
+	w.nextExpiry, w.nextISR = ExpirationCheckMs, ISRCheckMs
+	pcfg := partition.Config{SegmentBytes: c.SegmentBytes}
+	for id := 1; id <= c.Brokers; id++ {
+		w.brokers = append(w.brokers, broker.New(id, broker.Config{MinInsync: c.MinInsync, ReplicaLagTimeMaxMs: 30_000, Partition: pcfg}))
+	}
+	for p := 0; p < c.Partitions; p++ {
+		tp := msg.TP{Topic: c.Topic, Partition: p}
+		m := &partMeta{tp: tp}
+		for i := 0; i < c.RF; i++ {
+			m.replicas = append(m.replicas, (p+i)%c.Brokers+1)
+		}
+		m.leader, m.isr = m.replicas[0], slices.Clone(m.replicas)
+		slices.Sort(m.isr)
+		w.parts = append(w.parts, m)
+		for _, id := range m.replicas {
+			w.brokers[id-1].AddReplica(tp, pcfg)
+		}
+	}
+	env := brokerEnv{w}
+	for _, m := range w.parts {
+		w.brokers[m.leader-1].BecomeLeader(m.tp, m.epoch, m.replicas, m.isr, env)
+		for _, id := range m.replicas[1:] {
+			w.brokers[id-1].BecomeFollower(m.tp, m.leader, m.epoch, m.replicas, w.leaderLog(m), env)
+		}
+	}
+}
+
+// Seed is the seed the world was created with.
+func (w *World) Seed() uint64 { return w.seed }
+
+// Now is the logical clock in milliseconds since the world started.
+func (w *World) Now() int64 { return w.now }
+
+// Steps is the number of steps performed so far.
+func (w *World) Steps() int { return w.steps }
+
+// Trace returns every event so far. The slice is shared: do not modify it.
+func (w *World) Trace() []trace.Event { return w.trace }
+
+// Cluster returns the cluster's shape.
+func (w *World) Cluster() ClusterConfig { return w.cluster }
+
+func (w *World) emit(e trace.Event) {
+	if w.quiet {
+		return
+	}
+	e.Step, e.TimeMs = w.steps, w.now
+	w.pending = append(w.pending, e)
+}
+
+// flush moves the pending events to the trace and returns them.
+func (w *World) flush() []trace.Event {
+	evs := w.pending
+	w.trace = append(w.trace, evs...)
+	w.pending = nil
+	return evs
+}
+
+func (w *World) meta(tp msg.TP) *partMeta {
+	if tp.Topic != w.cluster.Topic || tp.Partition < 0 || tp.Partition >= len(w.parts) {
+		return nil
+	}
+	return w.parts[tp.Partition]
+}
+
+func (w *World) leaderLog(m *partMeta) *partition.Log {
+	if m.leader == 0 {
+		return nil
+	}
+	return w.brokers[m.leader-1].Replica(m.tp).Log
+}
+
+func (w *World) broker(id int) *broker.Broker {
+	if id < 1 || id > len(w.brokers) {
+		return nil
+	}
+	return w.brokers[id-1]
+}
+
+func (w *World) errorf(format string, a ...any) error { return fmt.Errorf(format, a...) }

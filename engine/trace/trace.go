@@ -1,0 +1,149 @@
+// Package trace defines the events the world records: one per thing that
+// happens (a message sent, delivered or lost, a broker decision, a
+// producer retry, a leader change, an anomaly...). Each event has a kind,
+// its step and logical time, and ordered attributes; it has one canonical
+// text form (Describe) and one JSON form, used by the transcript, the
+// headless JSON Lines output, the golden tests and the UI alike.
+package trace
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/producerstate"
+)
+
+// Kind names an event, e.g. "produce.decision". Kinds are a contract of
+// the JSON trace (docs/trace.md).
+type Kind string
+
+// Event is one thing that happened.
+type Event struct {
+	Step   int
+	TimeMs int64
+	Kind   Kind
+	Attrs  []Attr
+	Text   string // the human sentence; Describe adds step and time
+
+	// Decision is set on produce.decision events: the broker's verdict with
+	// the path of checks it took, for the UI's decision tree.
+	Decision *producerstate.Decision
+}
+
+// Attr is one key/value of an event.
+type Attr struct {
+	Key string
+	Val Value
+}
+
+// Value is a small union: an integer, a string, a boolean or a list of integers.
+type Value struct {
+	kind byte // 'i', 's', 'b', 'l'
+	i    int64
+	s    string
+	list []int64
+}
+
+// Int, Str, Bool and List build attribute values.
+func Int(v int64) Value    { return Value{kind: 'i', i: v} }
+func Str(v string) Value   { return Value{kind: 's', s: v} }
+func List(v []int64) Value { return Value{kind: 'l', list: v} }
+func Bool(v bool) Value {
+	if v {
+		return Value{kind: 'b', i: 1}
+	}
+	return Value{kind: 'b'}
+}
+
+// New starts an event of kind k with the human sentence text.
+func New(k Kind, text string) Event { return Event{Kind: k, Text: text} }
+
+// With appends an attribute and returns the event (for chaining).
+func (e Event) With(key string, v Value) Event {
+	e.Attrs = append(e.Attrs, Attr{key, v})
+	return e
+}
+
+// Get returns the attribute named key.
+func (e *Event) Get(key string) (Value, bool) {
+	for _, a := range e.Attrs {
+		if a.Key == key {
+			return a.Val, true
+		}
+	}
+	return Value{}, false
+}
+
+// Int returns an integer attribute (0 if absent).
+func (e *Event) Int(key string) int64 { v, _ := e.Get(key); return v.i }
+
+// Str returns a string attribute ("" if absent).
+func (e *Event) Str(key string) string { v, _ := e.Get(key); return v.s }
+
+// Bool returns a boolean attribute (false if absent).
+func (e *Event) Bool(key string) bool { v, _ := e.Get(key); return v.kind == 'b' && v.i == 1 }
+
+// String renders the value as it appears in text and JSON.
+func (v Value) String() string {
+	switch v.kind {
+	case 'i':
+		return strconv.FormatInt(v.i, 10)
+	case 'b':
+		return strconv.FormatBool(v.i == 1)
+	case 'l':
+		parts := make([]string, len(v.list))
+		for i, x := range v.list {
+			parts[i] = strconv.FormatInt(x, 10)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	return v.s
+}
+
+func (v Value) appendJSON(b []byte) []byte {
+	switch v.kind {
+	case 'i', 'b', 'l':
+		return append(b, v.String()...)
+	}
+	q, _ := json.Marshal(v.s)
+	return append(b, q...)
+}
+
+// Describe is the event's canonical one-line text:
+// "  12  1.004s  produce.decision  broker 1 appended ...".
+func (e *Event) Describe() string {
+	return strconv.Itoa(e.Step) + "\t" + FormatTime(e.TimeMs) + "\t" + string(e.Kind) + "\t" + e.Text
+}
+
+// FormatTime renders logical milliseconds as seconds with three decimals.
+func FormatTime(ms int64) string {
+	sign := ""
+	if ms < 0 {
+		sign, ms = "-", -ms
+	}
+	s := strconv.FormatInt(ms/1000, 10) + "." + strconv.FormatInt(1000+ms%1000, 10)[1:] + "s"
+	return sign + s
+}
+
+// MarshalJSON writes {"kind", "step", "time_ms", attributes in order..., "text"}.
+func (e Event) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
+
+// AppendJSON appends the event's JSON object to b.
+func (e *Event) AppendJSON(b []byte) []byte {
+	b = append(b, `{"kind":`...)
+	b = Str(string(e.Kind)).appendJSON(b)
+	b = append(b, `,"step":`...)
+	b = strconv.AppendInt(b, int64(e.Step), 10)
+	b = append(b, `,"time_ms":`...)
+	b = strconv.AppendInt(b, e.TimeMs, 10)
+	for _, a := range e.Attrs {
+		b = append(b, ',')
+		b = Str(a.Key).appendJSON(b)
+		b = append(b, ':')
+		b = a.Val.appendJSON(b)
+	}
+	b = append(b, `,"text":`...)
+	b = Str(e.Text).appendJSON(b)
+	return append(b, '}')
+}
