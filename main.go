@@ -65,7 +65,7 @@ markers and the last stable offset.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cfg.bindFlags(root)
-	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg))
+	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg))
 	return root
 }
 

@@ -65,6 +65,7 @@ type Batch struct {
 	FirstSerial int64 // the producer's running record number of the first record
 	Key         []byte
 	Values      [][]byte
+	Explicit    bool // the application chose the values (value=...)
 	CreatedMs   int64
 	Timestamp   int64
 	PID         int64
@@ -210,7 +211,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	b := &Batch{
 		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
 		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
-		State: Queued, BaseOffset: -1, ReadyAt: env.Now(),
+		State: Queued, BaseOffset: -1, ReadyAt: env.Now(), Explicit: hasValue,
 	}
 	for i := range count {
 		v := value
@@ -287,3 +288,10 @@ func (p *Producer) InFlightRequests() map[int]int {
 	}
 	return out
 }
+
+// NextSerial is the running record number the next record will get.
+func (p *Producer) NextSerial() int64 { return p.serial }
+
+// ContinueSerials makes a restarted producer number its records after its
+// predecessor's, so that records keep one identity per application.
+func (p *Producer) ContinueSerials(next int64) { p.serial = next }

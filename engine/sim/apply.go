@@ -38,6 +38,7 @@ func (w *World) Apply(c script.Command) ([]trace.Event, error) {
 		return nil, err
 	}
 	w.record(action{kind: actApply, cmd: c})
+	w.check.run(w) // a failover or a restart can lose acknowledged data at once
 	return w.flush(), nil
 }
 
@@ -64,7 +65,7 @@ func (w *World) Advance(ms int64) []trace.Event {
 }
 
 func (w *World) announceAdvance(ms int64) {
-	w.emit(trace.New("clock.advance", fmt.Sprintf("the clock moves forward %s, to %s", trace.FormatTime(ms), trace.FormatTime(w.now+ms))).
+	w.emit(trace.New("clock.advance", fmt.Sprintf("the clock moves forward %s, to %s", FormatDuration(ms), trace.FormatTime(w.now+ms))).
 		With("by_ms", trace.Int(ms)))
 }
 
@@ -166,6 +167,10 @@ func (w *World) createProducer(c *script.Producer) error {
 }
 
 func (w *World) startProducer(name string, s *producerSlot) error {
+	next := int64(0)
+	if s.p != nil {
+		next = s.p.NextSerial()
+	}
 	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, producerEnv{w, name, s.life})
 	if err != nil {
 		s.removed = true
@@ -174,6 +179,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 		return nil
 	}
 	s.p, s.removed = p, false
+	p.ContinueSerials(next)
 	cfg := p.Config()
 	w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
 		name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
@@ -288,4 +294,24 @@ func (w *World) pause(name string, paused bool) error {
 	w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held))).With("producer", trace.Str(name)))
 	w.release(s)
 	return nil
+}
+
+// FormatDuration writes a duration the way the command language reads it:
+// "25h", "1h30m", "10s", "500ms".
+func FormatDuration(ms int64) string {
+	if ms <= 0 {
+		return "0ms"
+	}
+	units := []struct {
+		name string
+		ms   int64
+	}{{"d", 86_400_000}, {"h", 3_600_000}, {"m", 60_000}, {"s", 1000}, {"ms", 1}}
+	out := ""
+	for _, u := range units {
+		if ms >= u.ms {
+			out += fmt.Sprintf("%d%s", ms/u.ms, u.name)
+			ms %= u.ms
+		}
+	}
+	return out
 }

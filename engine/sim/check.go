@@ -3,7 +3,9 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
@@ -22,10 +24,22 @@ type Anomaly struct {
 	Text      string
 }
 
-// source says which producer records a sent batch holds.
+// source says which producer records a sent batch holds. A record's
+// identity is its producer's serial number, or, when the application
+// chose the value (value=...), that value: the same business event sent
+// twice — even by a restarted producer with a new id — is a duplicate.
 type source struct {
 	producer    string
 	firstSerial int64
+	value       string
+	explicit    bool
+}
+
+func (s source) identity(i int64) string {
+	if s.explicit {
+		return fmt.Sprintf("value %q #%d", s.value, i)
+	}
+	return fmt.Sprintf("%s serial %d", s.producer, s.firstSerial+i)
 }
 
 // batchKey identifies a batch's content: a retry of the same batch has the
@@ -45,11 +59,6 @@ func keyOf(data []byte) (batchKey, bool) {
 	return batchKey{h.CRC, h.ProducerID, h.BaseSequence, h.BatchLength}, true
 }
 
-type serialKey struct {
-	producer string
-	serial   int64
-}
-
 type ackRec struct {
 	tp     msg.TP
 	src    source
@@ -61,7 +70,7 @@ type ackRec struct {
 type partCheck struct {
 	log       *partition.Log
 	scanned   int
-	at        map[serialKey]int64
+	at        map[string]int64
 	maxSerial map[string]int64
 }
 
@@ -82,12 +91,12 @@ func newChecker() *checker {
 	return &checker{sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, dirty: map[msg.TP]bool{}}
 }
 
-func (c *checker) noteSent(from string, req msg.ProduceRequest, firstSerial func(batchID int) (int64, bool)) {
+func (c *checker) noteSent(req msg.ProduceRequest, sourceOf func(batchID int) (source, bool)) {
 	for _, b := range req.Batches {
 		k, ok := keyOf(b.Data)
-		s, known := firstSerial(b.BatchID)
+		s, known := sourceOf(b.BatchID)
 		if ok && known {
-			c.sources[k] = source{from, s}
+			c.sources[k] = s
 		}
 	}
 }
@@ -103,7 +112,7 @@ func (c *checker) run(w *World) {
 				continue
 			}
 			if b := s.p.Batch(int(e.Int("batch"))); b != nil {
-				c.acks = append(c.acks, ackRec{tp: b.TP, src: source{e.Str("producer"), b.FirstSerial}, count: int64(b.Count), offset: e.Int("base_offset")})
+				c.acks = append(c.acks, ackRec{tp: b.TP, src: sourceOf(e.Str("producer"), b), count: int64(b.Count), offset: e.Int("base_offset")})
 				c.dirty[b.TP] = true
 			}
 		}
@@ -115,7 +124,7 @@ func (c *checker) run(w *World) {
 		}
 		pc := c.parts[m.tp]
 		if pc == nil || pc.log != log || c.dirty[m.tp] {
-			pc = &partCheck{log: log, at: map[serialKey]int64{}, maxSerial: map[string]int64{}}
+			pc = &partCheck{log: log, at: map[string]int64{}, maxSerial: map[string]int64{}}
 			c.parts[m.tp] = pc
 		}
 		c.scan(w, m.tp, pc)
@@ -143,24 +152,30 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 			continue
 		}
 		var dups, dupSerials []int64
+		var what []string
 		reordered := false
 		for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
-			sk := serialKey{src.producer, src.firstSerial + i}
+			id := src.identity(i)
 			off := b.Header.BaseOffset + i
-			if prev, seen := pc.at[sk]; seen {
+			if prev, seen := pc.at[id]; seen {
 				dups = append(dups, prev, off)
-				dupSerials = append(dupSerials, sk.serial)
+				dupSerials = append(dupSerials, src.firstSerial+i)
+				what = append(what, fmt.Sprintf("%s at %d and %d", id, prev, off))
 				continue
 			}
-			pc.at[sk] = off
-			if max, ok := pc.maxSerial[src.producer]; ok && sk.serial < max {
+			pc.at[id] = off
+			if src.explicit {
+				continue
+			}
+			serial := src.firstSerial + i
+			if max, ok := pc.maxSerial[src.producer]; ok && serial < max {
 				reordered = true
 			}
-			pc.maxSerial[src.producer] = max(pc.maxSerial[src.producer], sk.serial)
+			pc.maxSerial[src.producer] = max(pc.maxSerial[src.producer], serial)
 		}
 		if len(dups) > 0 {
 			c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: src.producer, Offsets: dups, Serials: dupSerials,
-				Text: fmt.Sprintf("%s holds %d record(s) of %s twice: serials %v at offsets %v", tp, len(dupSerials), src.producer, dupSerials, dups)})
+				Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
 		}
 		if reordered {
 			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: src.producer,
@@ -169,6 +184,14 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		}
 	}
 	pc.scanned = len(batches)
+}
+
+func sourceOf(producer string, b *client.Batch) source {
+	s := source{producer: producer, firstSerial: b.FirstSerial, explicit: b.Explicit}
+	if b.Explicit && len(b.Values) > 0 {
+		s.value = string(b.Values[0])
+	}
+	return s
 }
 
 // checkAcks reports acknowledged batches the leader's log no longer holds.

@@ -97,11 +97,11 @@ func (w *World) send(from, to msg.Addr, replyTo int, body msg.Body) int {
 	if req, ok := body.(msg.ProduceRequest); ok {
 		w.requests[f.m.ID] = req
 		if s := w.producers[from.Client]; s != nil && s.p != nil {
-			w.check.noteSent(from.Client, req, func(id int) (int64, bool) {
+			w.check.noteSent(req, func(id int) (source, bool) {
 				if b := s.p.Batch(id); b != nil {
-					return b.FirstSerial, true
+					return sourceOf(from.Client, b), true
 				}
-				return 0, false
+				return source{}, false
 			})
 		}
 	}

@@ -28,15 +28,24 @@ func (w *World) step() ([]trace.Event, bool) {
 			w.pop()
 			continue
 		}
+		if s := w.pausedOwner(it); s != nil {
+			// A paused process reads nothing and its timers wait with it;
+			// holding them takes no time.
+			s.held = append(s.held, w.pop())
+			continue
+		}
 		w.steps++
 		if w.runPeriodic(it.due) {
 			return w.finishStep(), true
 		}
 		w.pop()
+		before := w.now
 		w.now = max(w.now, it.due)
 		if w.perform(it) {
 			return w.finishStep(), true
 		}
+		// The item turned out to have nothing to do: time does not move for it.
+		w.now = before
 		w.steps--
 	}
 }
@@ -45,6 +54,18 @@ func (w *World) step() ([]trace.Event, bool) {
 func (w *World) finishStep() []trace.Event {
 	w.check.run(w)
 	return w.flush()
+}
+
+// pausedOwner returns the paused producer an item is for, if any.
+func (w *World) pausedOwner(it *item) *producerSlot {
+	name := it.producer
+	if it.kind == itemDeliver {
+		name = w.flights[it.msg].m.To.Client
+	}
+	if s := w.producers[name]; name != "" && s != nil && s.paused {
+		return s
+	}
+	return nil
 }
 
 // live reports whether an item still has something to do, without doing
@@ -109,10 +130,6 @@ func (w *World) perform(it *item) bool {
 		return w.deliver(it)
 	case itemWake, itemProducerTimer:
 		s := w.producers[it.producer]
-		if s.paused {
-			s.held = append(s.held, it)
-			return false
-		}
 		env := producerEnv{w, it.producer, s.life}
 		if it.kind == itemWake {
 			return s.p.RunSender(env)
@@ -131,10 +148,6 @@ func (w *World) perform(it *item) bool {
 func (w *World) deliver(it *item) bool {
 	f := w.flights[it.msg]
 	m := &f.m
-	if s := w.producers[m.To.Client]; m.To.Client != "" && s != nil && s.paused {
-		s.held = append(s.held, it) // a paused process reads nothing
-		return false
-	}
 	delete(w.flights, it.msg)
 	if f.lost {
 		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, f.summary)).
@@ -240,10 +253,11 @@ func (w *World) clockTo(t int64) []trace.Event {
 	return out
 }
 
-// Resume wakes the items a paused producer held.
+// release puts back the items a paused producer held: what fell due
+// while it was paused happens now, the rest at its own time.
 func (w *World) release(s *producerSlot) {
 	for _, it := range s.held {
-		it.due = w.now
+		it.due = max(it.due, w.now)
 		w.schedule(it)
 	}
 	s.held = nil

@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+var update = flag.Bool("update", false, "rewrite golden traces")
+
+// transcript runs a script and renders every command and event in the
+// canonical text form.
+func transcript(t *testing.T, path string, seed uint64) ([]byte, *World) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := script.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := New(seed)
+	var b bytes.Buffer
+	for _, c := range cmds {
+		b.WriteString("> " + script.Format(c) + "\n")
+		evs, err := w.Apply(c)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Position(), err)
+		}
+		for _, e := range evs {
+			b.WriteString(e.Describe() + "\n")
+		}
+	}
+	return b.Bytes(), w
+}
+
+// Each scenario in testdata/ is a script whose first lines say what it
+// proves; its trace is compared with the .golden file next to it (rewrite
+// with -update and read the diff).
+func TestGoldenTraces(t *testing.T) {
+	scripts, _ := filepath.Glob("testdata/*.eos")
+	if len(scripts) == 0 {
+		t.Fatal("no scenarios")
+	}
+	for _, path := range scripts {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".eos"), func(t *testing.T) {
+			got, _ := transcript(t, path, 1)
+			golden := strings.TrimSuffix(path, ".eos") + ".golden"
+			if *update {
+				os.WriteFile(golden, got, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("trace differs from %s (run with -update and review)", golden)
+			}
+		})
+	}
+}
+
+func eventsOf(w *World, kind trace.Kind) []trace.Event {
+	var out []trace.Event
+	for _, e := range w.Trace() {
+		if e.Kind == kind {
+			out = append(out, e)
+		}
+	}
+	return out
+}
