@@ -42,12 +42,13 @@ type Config struct {
 type Env interface {
 	Now() int64
 	Timestamp() int64
-	Reply(from int, to msg.Addr, replyTo int, body msg.Body) int
+	Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int
 	Emit(e trace.Event)
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader
 	AlterISR(tp msg.TP, leaderEpoch int32, isr []int) // the leader asks the controller to change the ISR
+	Tracing() bool                                    // whether events are wanted; when not, none are built
 }
 
 // Broker is one Kafka broker.
@@ -58,13 +59,14 @@ type Broker struct {
 	replicas map[msg.TP]*Replica
 	order    []msg.TP
 	pending  map[int]*pendingProduce // by request id
+	conns    map[connKey]*clientConn
 	pidNext  int64
 	pidEnd   int64
 }
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, replicas: map[msg.TP]*Replica{}, pending: map[int]*pendingProduce{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, replicas: map[msg.TP]*Replica{}, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}}
 }
 
 // Alive reports whether the broker process runs.
@@ -101,18 +103,22 @@ func (b *Broker) HandleInitProducerID(m *msg.Message, env Env) {
 	if b.pidNext == b.pidEnd {
 		start := env.AllocatePIDBlock(b.ID)
 		b.pidNext, b.pidEnd = start, start+PIDBlockSize
-		env.Emit(b.ev("broker.pid_block", fmt.Sprintf("gets producer ids %d-%d from the controller", start, start+PIDBlockSize-1)).
-			With("first", trace.Int(start)).With("last", trace.Int(start+PIDBlockSize-1)))
+		if env.Tracing() {
+			env.Emit(b.ev("broker.pid_block", fmt.Sprintf("gets producer ids %d-%d from the controller", start, start+PIDBlockSize-1)).
+				With("first", trace.Int(start)).With("last", trace.Int(start+PIDBlockSize-1)))
+		}
 	}
 	pid := b.pidNext
 	b.pidNext++
-	env.Reply(b.ID, m.From, m.ID, msg.InitProducerIDResponse{ProducerID: pid, Epoch: 0})
+	b.arrive(m)
+	b.answer(m.From, m.Conn, m.ID, msg.InitProducerIDResponse{ProducerID: pid, Epoch: 0}, env)
 }
 
 // Kill stops the broker: it answers nothing and forgets its purgatory.
 func (b *Broker) Kill() {
 	b.alive = false
 	clear(b.pending)
+	clear(b.conns)
 	for _, r := range b.replicas {
 		r.fetching = false
 	}
@@ -123,6 +129,7 @@ func (b *Broker) Kill() {
 // shutdown first writes a snapshot at the log end, as Kafka does.
 func (b *Broker) Start(clean bool, env Env) error {
 	clear(b.pending)
+	clear(b.conns)
 	for _, tp := range b.order {
 		r := b.replicas[tp]
 		if clean {
@@ -137,23 +144,29 @@ func (b *Broker) Start(clean bool, env Env) error {
 		if rec.SnapshotOffset >= 0 {
 			from = fmt.Sprintf("snapshot %020d.snapshot + %d batch(es) after it", rec.SnapshotOffset, rec.Replayed)
 		}
-		env.Emit(b.ev("replica.recover", fmt.Sprintf("rebuilds producer state of %s from %s: %d producer(s)", tp, from, r.Log.State().Len())).
-			With("partition", trace.Str(tp.String())).With("snapshot_offset", trace.Int(rec.SnapshotOffset)).
-			With("replayed", trace.Int(int64(rec.Replayed))))
+		if env.Tracing() {
+			env.Emit(b.ev("replica.recover", fmt.Sprintf("rebuilds producer state of %s from %s: %d producer(s)", tp, from, r.Log.State().Len())).
+				With("partition", trace.Str(tp.String())).With("snapshot_offset", trace.Int(rec.SnapshotOffset)).
+				With("replayed", trace.Int(int64(rec.Replayed))))
+		}
 	}
 	b.alive = true
 	return nil
 }
 
-// RemoveExpiredProducers runs the periodic producer-id expiration on every replica.
-func (b *Broker) RemoveExpiredProducers(env Env) {
+// RemoveExpiredProducers runs the periodic producer-id expiration on every
+// replica and reports whether it forgot anyone.
+func (b *Broker) RemoveExpiredProducers(env Env) bool {
+	did := false
 	for _, tp := range b.order {
 		gone := b.replicas[tp].Log.RemoveExpiredProducers(env.Timestamp())
-		if len(gone) > 0 {
+		did = did || len(gone) > 0
+		if len(gone) > 0 && env.Tracing() {
 			env.Emit(b.ev("producer.expired", fmt.Sprintf("forgets producer id(s) %v on %s: idle for producer.id.expiration.ms", gone, tp)).
 				With("partition", trace.Str(tp.String())).With("producer_ids", trace.List(gone)))
 		}
 	}
+	return did
 }
 
 // PIDBlock reports the broker's current producer-id block [next, end).
@@ -166,4 +179,50 @@ func sortedInts(m map[int]bool) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// connKey names a client connection.
+type connKey struct {
+	client string
+	conn   int
+}
+
+// clientConn keeps a connection's answers in the order its requests
+// arrived: Kafka's broker handles a connection's requests one after the
+// other, so an answer never overtakes an earlier one.
+type clientConn struct {
+	order []int
+	ready map[int]msg.Body
+}
+
+// arrive records a client request that will be answered.
+func (b *Broker) arrive(m *msg.Message) {
+	k := connKey{m.From.Client, m.Conn}
+	c := b.conns[k]
+	if c == nil {
+		c = &clientConn{ready: map[int]msg.Body{}}
+		b.conns[k] = c
+	}
+	c.order = append(c.order, m.ID)
+}
+
+// answer sends the answer to request id once every earlier request on the
+// connection has been answered.
+func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
+	k := connKey{to.Client, conn}
+	c := b.conns[k]
+	if c == nil {
+		return
+	}
+	c.ready[id] = body
+	for len(c.order) > 0 {
+		next, ok := c.ready[c.order[0]]
+		if !ok {
+			return
+		}
+		env.Reply(b.ID, to, conn, c.order[0], next)
+		delete(c.ready, c.order[0])
+		c.order = c.order[1:]
+	}
+	delete(b.conns, k)
 }

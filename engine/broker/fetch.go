@@ -30,7 +30,7 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	r := b.replicas[req.TP]
 	if r == nil || !r.IsLeader {
-		env.Reply(b.ID, m.From, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
+		env.Reply(b.ID, m.From, 0, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
 		return
 	}
 	f := r.followers[req.ReplicaID]
@@ -46,8 +46,10 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		r.ISR = append(r.ISR, req.ReplicaID)
 		slices.Sort(r.ISR)
 		env.AlterISR(req.TP, r.LeaderEpoch, r.ISR)
-		env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", req.ReplicaID, req.TP, r.ISR)).
-			With("partition", trace.Str(req.TP.String())).With("isr", trace.List(ints64(r.ISR))))
+		if env.Tracing() {
+			env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", req.ReplicaID, req.TP, r.ISR)).
+				With("partition", trace.Str(req.TP.String())).With("isr", trace.List(ints64(r.ISR))))
+		}
 	}
 	b.maybeAdvanceHW(r, env, req.ReplicaID)
 	resp := msg.FetchResponse{TP: req.TP, HighWatermark: r.Log.HighWatermark(), LeaderEpoch: r.LeaderEpoch}
@@ -57,19 +59,25 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		}
 	}
 	f.knownHW = resp.HighWatermark
-	env.Reply(b.ID, m.From, m.ID, resp)
+	env.Reply(b.ID, m.From, 0, m.ID, resp)
 }
 
 // OnFetchResponse appends the fetched batches as a follower, takes the
 // leader's high watermark, and fetches again if it made progress (to report
-// its new log end offset). It returns the number of batches appended.
-func (b *Broker) OnFetchResponse(resp msg.FetchResponse, env Env) int {
+// its new log end offset). An answer from a leader this replica no longer
+// follows (another broker, or an older leader epoch) is dropped, as Kafka's
+// fetcher does. It returns the number of batches appended.
+func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int {
 	r := b.replicas[resp.TP]
 	if r == nil || !b.alive {
 		return 0
 	}
 	r.fetching = false
-	if r.IsLeader || resp.Error != kerr.None {
+	if r.IsLeader {
+		return 0
+	}
+	if from != r.Leader || resp.LeaderEpoch != r.LeaderEpoch || resp.Error != kerr.None {
+		env.Fetch(b.ID, resp.TP) // ask the current leader instead
 		return 0
 	}
 	n := 0
@@ -86,10 +94,12 @@ func (b *Broker) OnFetchResponse(resp msg.FetchResponse, env Env) int {
 		defer env.Fetch(b.ID, resp.TP)
 	}
 	if n > 0 {
-		env.Emit(b.ev("replica.append", fmt.Sprintf("copies %d batch(es) of %s from broker %d; log end %d, high watermark %d",
-			n, resp.TP, r.Leader, r.Log.LogEndOffset(), r.Log.HighWatermark())).
-			With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
-			With("high_watermark", trace.Int(r.Log.HighWatermark())))
+		if env.Tracing() {
+			env.Emit(b.ev("replica.append", fmt.Sprintf("copies %d batch(es) of %s from broker %d; log end %d, high watermark %d",
+				n, resp.TP, r.Leader, r.Log.LogEndOffset(), r.Log.HighWatermark())).
+				With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
+				With("high_watermark", trace.Int(r.Log.HighWatermark())))
+		}
 	}
 	return n
 }

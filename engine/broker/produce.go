@@ -17,6 +17,7 @@ import (
 type pendingProduce struct {
 	request  int
 	from     msg.Addr
+	conn     int
 	results  []msg.ProduceResult
 	waitFor  []int64 // per result: the offset the HW must reach, or -1
 	deadline int64
@@ -25,7 +26,10 @@ type pendingProduce struct {
 // HandleProduce runs the leader's produce path for every batch of the
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
-	p := &pendingProduce{request: m.ID, from: m.From, deadline: env.Now() + int64(req.TimeoutMs)}
+	p := &pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs)}
+	if req.Acks != 0 {
+		b.arrive(m)
+	}
 	wait := false
 	for _, pb := range req.Batches {
 		res, waitFor := b.produceOne(m, req.Acks, pb, env)
@@ -37,7 +41,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 		return // no response at all
 	}
 	if !wait {
-		env.Reply(b.ID, m.From, m.ID, msg.ProduceResponse{Results: p.results})
+		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: p.results}, env)
 		return
 	}
 	b.pending[m.ID] = p
@@ -60,7 +64,15 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, pb msg.ProduceBatch, env
 	default:
 		ar = r.Log.AppendAsLeader(pb.Data)
 	}
-	env.Emit(b.decisionEvent(m, pb, &ar))
+	if env.Tracing() {
+		if env.Tracing() {
+			logEnd := int64(-1)
+			if r != nil {
+				logEnd = r.Log.LogEndOffset()
+			}
+			env.Emit(b.decisionEvent(m, pb, &ar, logEnd))
+		}
+	}
 	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
 	if r != nil {
 		res.LogStartOffset = r.Log.LogStartOffset()
@@ -86,7 +98,7 @@ func (b *Broker) replicate(r *Replica, env Env) {
 }
 
 // decisionEvent is the produce.decision trace event (keys: docs/trace.md).
-func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult) trace.Event {
+func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, logEnd int64) trace.Event {
 	h, _ := record.ParseHeader(pb.Data)
 	outcome := "reject"
 	switch {
@@ -102,7 +114,7 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	case "duplicate":
 		text = fmt.Sprintf("recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
 	default:
-		text = fmt.Sprintf("rejects %s on %s: %s", seqText(&h), pb.TP, ar.Reason)
+		text = fmt.Sprintf("rejects %s on %s: %s", seqText(&h), pb.TP, ar.Explain(pb.TP.String(), logEnd))
 	}
 	e := b.ev("produce.decision", text).
 		With("partition", trace.Str(pb.TP.String())).
@@ -155,7 +167,7 @@ func (b *Broker) completeSatisfied(env Env) {
 		}
 		if done {
 			delete(b.pending, id)
-			env.Reply(b.ID, p.from, p.request, msg.ProduceResponse{Results: p.results})
+			b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
 		}
 	}
 }
@@ -182,9 +194,11 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 			p.results[i].Error = kerr.RequestTimedOut
 		}
 	}
-	env.Emit(b.ev("produce.timeout", fmt.Sprintf("answers request #%d with REQUEST_TIMED_OUT: the ISR did not replicate it in time", request)).
-		With("request", trace.Int(int64(request))))
-	env.Reply(b.ID, p.from, p.request, msg.ProduceResponse{Results: p.results})
+	if env.Tracing() {
+		env.Emit(b.ev("produce.timeout", fmt.Sprintf("answers request #%d with REQUEST_TIMED_OUT: the ISR did not replicate it in time", request)).
+			With("request", trace.Int(int64(request))))
+	}
+	b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
 	return true
 }
 

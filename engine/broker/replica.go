@@ -78,8 +78,10 @@ func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []i
 		if _, err := r.Log.TruncateTo(keep, env.Timestamp()); err != nil {
 			panic(fmt.Sprintf("truncating %s on broker %d: %v", tp, b.ID, err))
 		}
-		env.Emit(b.ev("replica.truncate", fmt.Sprintf("truncates %s to offset %d: offsets %d-%d were not on the new leader (broker %d)", tp, keep, keep, to-1, leader)).
-			With("partition", trace.Str(tp.String())).With("from_offset", trace.Int(keep)).With("to_offset", trace.Int(to)))
+		if env.Tracing() {
+			env.Emit(b.ev("replica.truncate", fmt.Sprintf("truncates %s to offset %d: offsets %d-%d were not on the new leader (broker %d)", tp, keep, keep, to-1, leader)).
+				With("partition", trace.Str(tp.String())).With("from_offset", trace.Int(keep)).With("to_offset", trace.Int(to)))
+		}
 	}
 	r.Log.SetHighWatermark(min(r.Log.HighWatermark(), leaderLog.HighWatermark()))
 	return from, to
@@ -118,9 +120,11 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	before := r.Log.HighWatermark()
 	r.Log.SetHighWatermark(hw)
 	if after := r.Log.HighWatermark(); after > before {
-		env.Emit(b.ev("hw.advance", fmt.Sprintf("advances the high watermark of %s to %d (ISR %v)", r.TP, after, r.ISR)).
-			With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
-			With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
+		if env.Tracing() {
+			env.Emit(b.ev("hw.advance", fmt.Sprintf("advances the high watermark of %s to %d (ISR %v)", r.TP, after, r.ISR)).
+				With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
+				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
+		}
 		for _, id := range sortedFollowers(r) {
 			if f := r.followers[id]; f.knownHW < after && !slices.Contains(answering, id) {
 				env.Fetch(id, r.TP)
@@ -140,8 +144,10 @@ func sortedFollowers(r *Replica) []int {
 }
 
 // CheckISR removes followers that have not caught up within
-// replica.lag.time.max.ms (the leader's periodic ISR expiration check).
-func (b *Broker) CheckISR(env Env) {
+// replica.lag.time.max.ms (the leader's periodic ISR expiration check) and
+// reports whether it removed any.
+func (b *Broker) CheckISR(env Env) bool {
+	did := false
 	for _, tp := range b.order {
 		r := b.replicas[tp]
 		if !r.IsLeader {
@@ -160,12 +166,16 @@ func (b *Broker) CheckISR(env Env) {
 		if len(out) == 0 {
 			continue
 		}
+		did = true
 		r.ISR = isr
 		env.AlterISR(tp, r.LeaderEpoch, isr)
-		env.Emit(b.ev("isr.shrink", fmt.Sprintf("removes broker(s) %v from the ISR of %s: not caught up for replica.lag.time.max.ms; ISR now %v", out, tp, isr)).
-			With("partition", trace.Str(tp.String())).With("isr", trace.List(ints64(isr))))
+		if env.Tracing() {
+			env.Emit(b.ev("isr.shrink", fmt.Sprintf("removes broker(s) %v from the ISR of %s: not caught up for replica.lag.time.max.ms; ISR now %v", out, tp, isr)).
+				With("partition", trace.Str(tp.String())).With("isr", trace.List(ints64(isr))))
+		}
 		b.maybeAdvanceHW(r, env)
 	}
+	return did
 }
 
 // SetISR applies an ISR decided by the controller (a broker fenced or back).

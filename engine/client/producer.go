@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -17,9 +18,13 @@ type Env interface {
 	Timestamp() int64                       // the client's clock for record timestamps, ms since the epoch
 	Leader(tp msg.TP) (broker int, ok bool) // metadata: the partition's current leader
 	Bootstrap() (broker int, ok bool)       // a live broker to ask for a producer id
-	Send(to int, body msg.Body) int         // put a request in flight; returns its id
+	Send(to, conn int, body msg.Body) int   // put a request in flight on a connection; returns its id
 	Wake(at int64)                          // run the sender at time at
 	Timer(at int64, kind TimerKind, ref int)
+	// Delivered tells the application a batch was acknowledged (the send callback).
+	Delivered(b *Batch)
+	// Tracing reports whether events are wanted; when not, none are built.
+	Tracing() bool
 	Emit(e trace.Event)
 }
 
@@ -126,7 +131,9 @@ type Producer struct {
 	batches     []*Batch
 	byID        map[int]*Batch
 	requests    map[int]*request
-	inflight    map[int]int // requests in flight per broker connection
+	inflight    map[int]int   // requests in flight per broker connection
+	conn        map[int]int   // current connection number per broker
+	sentOrder   map[int][]int // requests in flight per broker, in the order sent
 	bumpNeeded  bool
 	rewrite     map[msg.TP]bool
 	nextBatchID int
@@ -150,7 +157,7 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 	p := &Producer{
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
 		parts: map[msg.TP]*partitionState{}, byID: map[int]*Batch{}, requests: map[int]*request{},
-		inflight: map[int]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
+		inflight: map[int]int{}, conn: map[int]int{}, sentOrder: map[int][]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
 	}
 	if cfg.Idempotent {
 		env.Wake(env.Now())
@@ -216,7 +223,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	for i := range count {
 		v := value
 		if !hasValue {
-			v = fmt.Appendf(nil, "%s-%d", p.name, p.serial+int64(i))
+			v = strconv.AppendInt(append([]byte(p.name), '-'), p.serial+int64(i), 10)
 		}
 		b.Values = append(b.Values, v)
 	}
@@ -227,10 +234,12 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	ps.queue = append(ps.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())
-	env.Emit(p.ev("producer.enqueue", fmt.Sprintf("enqueues batch #%d: %d record%s for %s (serials %d-%d)",
-		b.ID, count, plural(count), tp, b.FirstSerial, b.FirstSerial+int64(count)-1)).
-		With("batch", trace.Int(int64(b.ID))).
-		With("partition", trace.Str(tp.String())).With("record_count", trace.Int(int64(count))))
+	if env.Tracing() {
+		env.Emit(p.ev("producer.enqueue", fmt.Sprintf("enqueues batch #%d: %d record%s for %s (serials %d-%d)",
+			b.ID, count, plural(count), tp, b.FirstSerial, b.FirstSerial+int64(count)-1)).
+			With("batch", trace.Int(int64(b.ID))).
+			With("partition", trace.Str(tp.String())).With("record_count", trace.Int(int64(count))))
+	}
 	return b
 }
 
@@ -295,3 +304,13 @@ func (p *Producer) NextSerial() int64 { return p.serial }
 // ContinueSerials makes a restarted producer number its records after its
 // predecessor's, so that records keep one identity per application.
 func (p *Producer) ContinueSerials(next int64) { p.serial = next }
+
+// send puts a request on the current connection to broker b.
+func (p *Producer) send(b int, body msg.Body, env Env) int {
+	if p.conn[b] == 0 {
+		p.conn[b] = 1
+	}
+	id := env.Send(b, p.conn[b], body)
+	p.sentOrder[b] = append(p.sentOrder[b], id)
+	return id
+}

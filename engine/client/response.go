@@ -17,6 +17,18 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	if !ok || p.fatal != "" {
 		return false
 	}
+	if order := p.sentOrder[req.broker]; len(order) == 0 || order[0] != m.ReplyTo {
+		// The Java client pairs each answer with the oldest request in
+		// flight on the connection; an answer out of that order means the
+		// connection lost something, so it closes it (NetworkClient.correlate).
+		if env.Tracing() {
+			env.Emit(p.ev("producer.out_of_order", fmt.Sprintf("receives the answer to request #%d while it still waits for #%d on that connection: closes the connection",
+				m.ReplyTo, p.sentOrder[req.broker][0])).With("request", trace.Int(int64(m.ReplyTo))).With("broker", trace.Int(int64(req.broker))))
+		}
+		p.Disconnect(req.broker, env)
+		return true
+	}
+	p.sentOrder[req.broker] = p.sentOrder[req.broker][1:]
 	delete(p.requests, m.ReplyTo)
 	p.inflight[req.broker]--
 	switch body := m.Body.(type) {
@@ -41,13 +53,17 @@ func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 	p.initWaiting = false
 	if r.Error != kerr.None {
 		p.initAt = env.Now() + p.cfg.RetryBackoffMs
-		env.Emit(p.ev("producer.init_retry", fmt.Sprintf("InitProducerId failed with %s; retries in %d ms", r.Error.Name(), p.cfg.RetryBackoffMs)).
-			With("error", trace.Str(r.Error.Name())))
+		if env.Tracing() {
+			env.Emit(p.ev("producer.init_retry", fmt.Sprintf("InitProducerId failed with %s; retries in %d ms", r.Error.Name(), p.cfg.RetryBackoffMs)).
+				With("error", trace.Str(r.Error.Name())))
+		}
 		return
 	}
 	p.pid, p.epoch = r.ProducerID, r.Epoch
-	env.Emit(p.ev("producer.pid", fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)).
-		With("producer_id", trace.Int(r.ProducerID)).With("producer_epoch", trace.Int(int64(r.Epoch))))
+	if env.Tracing() {
+		env.Emit(p.ev("producer.pid", fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)).
+			With("producer_id", trace.Int(r.ProducerID)).With("producer_epoch", trace.Int(int64(r.Epoch))))
+	}
 }
 
 // complete handles one partition's answer for batch b (Sender.completeBatch).
@@ -78,13 +94,16 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	if baseOffset >= 0 {
 		ps.lastAckedOffset = max(ps.lastAckedOffset, baseOffset+int64(b.Count)-1)
 	}
-	e := p.ev("producer.ack", fmt.Sprintf("batch #%d acknowledged: %s offsets %d-%d", b.ID, b.TP, baseOffset, baseOffset+int64(b.Count)-1))
-	if baseOffset < 0 {
-		e.Text = fmt.Sprintf("%s batch #%d counted as sent (acks=0: no answer, no offsets)", p.name, b.ID)
+	env.Delivered(b)
+	if env.Tracing() {
+		e := p.ev("producer.ack", fmt.Sprintf("batch #%d acknowledged: %s offsets %d-%d", b.ID, b.TP, baseOffset, baseOffset+int64(b.Count)-1))
+		if baseOffset < 0 {
+			e.Text = fmt.Sprintf("%s batch #%d counted as sent (acks=0: no answer, no offsets)", p.name, b.ID)
+		}
+		env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+			With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
+			With("record_count", trace.Int(int64(b.Count))))
 	}
-	env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
-		With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
-		With("record_count", trace.Int(int64(b.Count))))
 }
 
 // canRetry is Sender.canRetry with TransactionManager.canRetry for
@@ -131,10 +150,12 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	}
 	ps.queue = slices.Insert(ps.queue, i, b)
 	env.Wake(b.ReadyAt)
-	env.Emit(p.ev("producer.retry", fmt.Sprintf("will retry batch #%d (%s) after %s, same sequence %d, in %d ms",
-		b.ID, b.TP, code.Name(), b.Seq, b.ReadyAt-env.Now())).
-		With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
-		With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(code.Name())))
+	if env.Tracing() {
+		env.Emit(p.ev("producer.retry", fmt.Sprintf("will retry batch #%d (%s) after %s, same sequence %d, in %d ms",
+			b.ID, b.TP, code.Name(), b.Seq, b.ReadyAt-env.Now())).
+			With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+			With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(code.Name())))
+	}
 }
 
 // fail ends b with an error the application sees (TransactionManager.handleFailedBatch).
@@ -160,9 +181,11 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 	if state == Expired {
 		what = fmt.Sprintf("expires: delivery.timeout.ms (%d ms) passed since it was created", p.cfg.DeliveryTimeoutMs)
 	}
-	env.Emit(p.ev("producer.fail", fmt.Sprintf("batch #%d (%s, sequence %d) %s; the application gets the error", b.ID, b.TP, b.Seq, what)).
-		With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
-		With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(errorName(state, code))))
+	if env.Tracing() {
+		env.Emit(p.ev("producer.fail", fmt.Sprintf("batch #%d (%s, sequence %d) %s; the application gets the error", b.ID, b.TP, b.Seq, what)).
+			With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+			With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(errorName(state, code))))
+	}
 }
 
 func errorName(state BatchState, code kerr.Code) string {
@@ -184,8 +207,10 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 		if !ok {
 			return false
 		}
-		env.Emit(p.ev("producer.timeout", fmt.Sprintf("request #%d to broker %d got no answer within request.timeout.ms (%d ms): closes the connection",
-			ref, req.broker, p.cfg.RequestTimeoutMs)).With("request", trace.Int(int64(ref))).With("broker", trace.Int(int64(req.broker))))
+		if env.Tracing() {
+			env.Emit(p.ev("producer.timeout", fmt.Sprintf("request #%d to broker %d got no answer within request.timeout.ms (%d ms): closes the connection",
+				ref, req.broker, p.cfg.RequestTimeoutMs)).With("request", trace.Int(int64(ref))).With("broker", trace.Int(int64(req.broker))))
+		}
 		p.Disconnect(req.broker, env)
 		return true
 	case DeliveryDeadline:
@@ -223,6 +248,8 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 		}
 	}
 	p.inflight[broker] = 0
+	p.sentOrder[broker] = nil
+	p.conn[broker]++ // the next request opens a new connection
 	env.Wake(env.Now())
 	return len(ids) > 0
 }

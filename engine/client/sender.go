@@ -69,7 +69,7 @@ func (p *Producer) maybeInit(env Env) bool {
 		env.Wake(p.initAt)
 		return false
 	}
-	id := env.Send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: math.MaxInt32})
+	id := p.send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: math.MaxInt32}, env)
 	p.requests[id] = &request{id: id, broker: b, init: true}
 	p.inflight[b]++
 	p.initWaiting = true
@@ -104,8 +104,9 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		ba.State = InFlight
 		req.Batches = append(req.Batches, msg.ProduceBatch{TP: ba.TP, Data: ba.Bytes, BatchID: ba.ID, BaseSeq: ba.Seq})
 	}
-	id := env.Send(b, req)
+	id := p.send(b, req, env)
 	if p.cfg.Acks == 0 {
+		p.sentOrder[b] = p.sentOrder[b][:len(p.sentOrder[b])-1] // no answer will come
 		// acks=0: the client considers the batch done once written to the socket.
 		for _, ba := range batches {
 			p.ack(ba, -1, env)
@@ -224,7 +225,9 @@ func (p *Producer) bumpEpoch(env Env) {
 	old := p.epoch
 	if p.epoch == math.MaxInt16 {
 		p.pid, p.epoch = record.NoProducerID, record.NoProducerEpoch
-		env.Emit(p.ev("producer.reset", fmt.Sprintf("epoch %d is exhausted: asks for a new producer id", old)))
+		if env.Tracing() {
+			env.Emit(p.ev("producer.reset", fmt.Sprintf("epoch %d is exhausted: asks for a new producer id", old)))
+		}
 		return
 	}
 	p.epoch++
@@ -243,9 +246,11 @@ func (p *Producer) bumpEpoch(env Env) {
 		reset = append(reset, tp.String())
 	}
 	clear(p.rewrite)
-	env.Emit(p.ev("producer.epoch_bump", fmt.Sprintf("bumps its epoch %d -> %d; sequences restart at 0 for %s",
-		old, p.epoch, strings.Join(reset, ", "))).
-		With("producer_id", trace.Int(p.pid)).With("old_epoch", trace.Int(int64(old))).With("producer_epoch", trace.Int(int64(p.epoch))))
+	if env.Tracing() {
+		env.Emit(p.ev("producer.epoch_bump", fmt.Sprintf("bumps its epoch %d -> %d; sequences restart at 0 for %s",
+			old, p.epoch, strings.Join(reset, ", "))).
+			With("producer_id", trace.Int(p.pid)).With("old_epoch", trace.Int(int64(old))).With("producer_epoch", trace.Int(int64(p.epoch))))
+	}
 }
 
 // maybeResolveSequences settles partitions left unresolved by an expired
@@ -260,13 +265,17 @@ func (p *Producer) maybeResolveSequences(env Env) bool {
 		did = true
 		if ps.nextSeq-ps.lastAcked == 1 {
 			ps.unresolved = false
-			env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
-				With("partition", trace.Str(tp.String())))
+			if env.Tracing() {
+				env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
+					With("partition", trace.Str(tp.String())))
+			}
 			continue
 		}
 		p.requestBump(tp)
-		env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown, so it bumps the epoch", tp, ps.lastAcked, ps.nextSeq)).
-			With("partition", trace.Str(tp.String())))
+		if env.Tracing() {
+			env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown, so it bumps the epoch", tp, ps.lastAcked, ps.nextSeq)).
+				With("partition", trace.Str(tp.String())))
+		}
 	}
 	return did
 }

@@ -49,6 +49,7 @@ type Message struct {
 	From    Addr
 	To      Addr
 	SentMs  int64
+	Conn    int // the client's connection to the broker (a reconnect opens a new one)
 	ReplyTo int // for a response: the request's id
 	Body    Body
 }

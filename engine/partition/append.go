@@ -12,7 +12,7 @@ import (
 // AppendResult is the leader's answer for one produced batch.
 type AppendResult struct {
 	Error  kerr.Code
-	Reason string // a sentence with the numbers, for rejections
+	Reason string // why a batch was refused before the producer-state check
 
 	// Decision is the producer-state verdict; Checked is false for batches
 	// without a producer id (and for batches refused before that check).
@@ -23,6 +23,15 @@ type AppendResult struct {
 	// for a duplicate, -1 for a rejection.
 	BaseOffset, LastOffset int64
 	LogStartOffset         int64
+}
+
+// Explain is the sentence that goes with the result: why it was refused,
+// or what the producer-state check found.
+func (r *AppendResult) Explain(partition string, logEnd int64) string {
+	if r.Reason == "" && r.Checked {
+		return r.Decision.Explain(partition, logEnd)
+	}
+	return r.Reason
 }
 
 // Appended reports whether the batch was written (not a duplicate or rejection).
@@ -45,10 +54,9 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 		switch d := &res.Decision; d.Outcome {
 		case producerstate.Duplicate:
 			res.BaseOffset, res.LastOffset = d.Original.FirstOffset(), d.Original.LastOffset
-			res.Reason = d.Explain(l.name, l.end)
 			return res
 		case producerstate.Reject:
-			res.Error, res.Reason = d.Error, d.Explain(l.name, l.end)
+			res.Error = d.Error
 			return res
 		}
 	}

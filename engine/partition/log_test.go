@@ -129,7 +129,7 @@ func TestClientBatchValidation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			l := New("orders-0", c.cfg)
 			r := l.AppendAsLeader(c.in)
-			if r.Error != c.want || r.Reason == "" || l.LogEndOffset() != 0 {
+			if r.Error != c.want || r.Explain(l.Name(), 0) == "" || l.LogEndOffset() != 0 {
 				t.Fatalf("got %v (%q), LEO %d; want %v", r.Error, r.Reason, l.LogEndOffset(), c.want)
 			}
 		})

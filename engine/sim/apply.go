@@ -52,7 +52,9 @@ func (w *World) Run() []trace.Event {
 		}
 		out = append(out, evs...)
 	}
-	w.emit(trace.New("run.limit", fmt.Sprintf("run stopped after %d steps: something keeps retrying", RunLimit)))
+	if w.tracing() {
+		w.emit(trace.New("run.limit", fmt.Sprintf("run stopped after %d steps: something keeps retrying", RunLimit)))
+	}
 	return append(out, w.flush()...)
 }
 
@@ -65,8 +67,10 @@ func (w *World) Advance(ms int64) []trace.Event {
 }
 
 func (w *World) announceAdvance(ms int64) {
-	w.emit(trace.New("clock.advance", fmt.Sprintf("the clock moves forward %s, to %s", FormatDuration(ms), trace.FormatTime(w.now+ms))).
-		With("by_ms", trace.Int(ms)))
+	if w.tracing() {
+		w.emit(trace.New("clock.advance", fmt.Sprintf("the clock moves forward %s, to %s", FormatDuration(ms), trace.FormatTime(w.now+ms))).
+			With("by_ms", trace.Int(ms)))
+	}
 }
 
 // applyNow changes the world for a command that takes no steps.
@@ -127,11 +131,13 @@ func (w *World) applyCluster(c *script.Cluster) error {
 		return fmt.Errorf("rf=%d needs at least %d brokers, the cluster has %d", cfg.RF, cfg.RF, cfg.Brokers)
 	}
 	w.reset(cfg)
-	w.emit(trace.New("cluster", fmt.Sprintf("%d broker(s); topic %s with %d partition(s), replication factor %d, min.insync.replicas %d",
-		cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RF, cfg.MinInsync)).
-		With("brokers", trace.Int(int64(cfg.Brokers))).With("topic", trace.Str(cfg.Topic)).
-		With("partitions", trace.Int(int64(cfg.Partitions))).With("rf", trace.Int(int64(cfg.RF))).
-		With("min_insync", trace.Int(int64(cfg.MinInsync))))
+	if w.tracing() {
+		w.emit(trace.New("cluster", fmt.Sprintf("%d broker(s); topic %s with %d partition(s), replication factor %d, min.insync.replicas %d",
+			cfg.Brokers, cfg.Topic, cfg.Partitions, cfg.RF, cfg.MinInsync)).
+			With("brokers", trace.Int(int64(cfg.Brokers))).With("topic", trace.Str(cfg.Topic)).
+			With("partitions", trace.Int(int64(cfg.Partitions))).With("rf", trace.Int(int64(cfg.RF))).
+			With("min_insync", trace.Int(int64(cfg.MinInsync))))
+	}
 	return nil
 }
 
@@ -174,19 +180,25 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, producerEnv{w, name, s.life})
 	if err != nil {
 		s.removed = true
-		w.emit(trace.New("producer.config_error", fmt.Sprintf("%s cannot be created: %v", name, err)).
-			With("producer", trace.Str(name)).With("error", trace.Str(err.Error())))
+		if w.tracing() {
+			w.emit(trace.New("producer.config_error", fmt.Sprintf("%s cannot be created: %v", name, err)).
+				With("producer", trace.Str(name)).With("error", trace.Str(err.Error())))
+		}
 		return nil
 	}
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
 	cfg := p.Config()
-	w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
-		name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
-		With("producer", trace.Str(name)).With("mode", trace.Str(p.ModeName())).
-		With("acks", trace.Int(int64(cfg.Acks))).With("idempotent", trace.Bool(cfg.Idempotent)))
+	if w.tracing() {
+		w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
+			name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
+			With("producer", trace.Str(name)).With("mode", trace.Str(p.ModeName())).
+			With("acks", trace.Int(int64(cfg.Acks))).With("idempotent", trace.Bool(cfg.Idempotent)))
+	}
 	for _, warn := range warnings {
-		w.emit(trace.New("producer.warning", name+": "+warn).With("producer", trace.Str(name)).With("warning", trace.Str(warn)))
+		if w.tracing() {
+			w.emit(trace.New("producer.warning", name+": "+warn).With("producer", trace.Str(name)).With("warning", trace.Str(warn)))
+		}
 	}
 	return nil
 }
@@ -217,11 +229,15 @@ func (w *World) applySend(c *script.Send) error {
 	}
 	switch {
 	case s.removed:
-		w.emit(trace.New("producer.refused", fmt.Sprintf("%s does not exist: it failed to start", c.Producer)).With("producer", trace.Str(c.Producer)))
+		if w.tracing() {
+			w.emit(trace.New("producer.refused", fmt.Sprintf("%s does not exist: it failed to start", c.Producer)).With("producer", trace.Str(c.Producer)))
+		}
 		return nil
 	case s.p.Fatal() != "":
-		w.emit(trace.New("producer.refused", fmt.Sprintf("%s.send fails: the producer hit the fatal error %s", c.Producer, s.p.Fatal())).
-			With("producer", trace.Str(c.Producer)).With("error", trace.Str(s.p.Fatal())))
+		if w.tracing() {
+			w.emit(trace.New("producer.refused", fmt.Sprintf("%s.send fails: the producer hit the fatal error %s", c.Producer, s.p.Fatal())).
+				With("producer", trace.Str(c.Producer)).With("error", trace.Str(s.p.Fatal())))
+		}
 		return nil
 	}
 	var key []byte
@@ -241,7 +257,9 @@ func (w *World) inject(c *script.Inject) error {
 	}
 	w.started = true
 	if m.leader == 0 {
-		w.emit(trace.New("inject.refused", fmt.Sprintf("%s has no leader to inject into", tp)).With("partition", trace.Str(tp.String())))
+		if w.tracing() {
+			w.emit(trace.New("inject.refused", fmt.Sprintf("%s has no leader to inject into", tp)).With("partition", trace.Str(tp.String())))
+		}
 		return nil
 	}
 	b := record.Batch{Header: record.Header{
@@ -258,7 +276,7 @@ func (w *World) inject(c *script.Inject) error {
 	if err != nil {
 		return err
 	}
-	w.send(msg.ClientAddr("inject"), msg.BrokerAddr(m.leader), 0,
+	w.send(msg.ClientAddr("inject"), msg.BrokerAddr(m.leader), 0, 0,
 		msg.ProduceRequest{Acks: 1, TimeoutMs: 30_000, Batches: []msg.ProduceBatch{{TP: tp, Data: data, BaseSeq: c.Seq}}})
 	return nil
 }
@@ -273,8 +291,10 @@ func (w *World) restartProducer(name string) error {
 	}
 	s.life++
 	s.paused, s.held = false, nil
-	w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
-		With("producer", trace.Str(name)))
+	if w.tracing() {
+		w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
+			With("producer", trace.Str(name)))
+	}
 	return w.startProducer(name, s)
 }
 
@@ -288,10 +308,14 @@ func (w *World) pause(name string, paused bool) error {
 	}
 	s.paused = paused
 	if paused {
-		w.emit(trace.New("producer.pause", fmt.Sprintf("%s is paused: it sends nothing and reads nothing until resumed", name)).With("producer", trace.Str(name)))
+		if w.tracing() {
+			w.emit(trace.New("producer.pause", fmt.Sprintf("%s is paused: it sends nothing and reads nothing until resumed", name)).With("producer", trace.Str(name)))
+		}
 		return nil
 	}
-	w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held))).With("producer", trace.Str(name)))
+	if w.tracing() {
+		w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held))).With("producer", trace.Str(name)))
+	}
 	w.release(s)
 	return nil
 }

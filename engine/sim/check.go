@@ -35,11 +35,25 @@ type source struct {
 	explicit    bool
 }
 
-func (s source) identity(i int64) string {
+// identity is what makes a record the same record.
+type identity struct {
+	producer string // "" for an application-chosen value
+	value    string
+	n        int64 // the serial, or the index within the batch for a value
+}
+
+func (s source) identity(i int64) identity {
 	if s.explicit {
-		return fmt.Sprintf("value %q #%d", s.value, i)
+		return identity{value: s.value, n: i}
 	}
-	return fmt.Sprintf("%s serial %d", s.producer, s.firstSerial+i)
+	return identity{producer: s.producer, n: s.firstSerial + i}
+}
+
+func (id identity) String() string {
+	if id.producer == "" {
+		return fmt.Sprintf("value %q #%d", id.value, id.n)
+	}
+	return fmt.Sprintf("%s serial %d", id.producer, id.n)
 }
 
 // batchKey identifies a batch's content: a retry of the same batch has the
@@ -70,7 +84,7 @@ type ackRec struct {
 type partCheck struct {
 	log       *partition.Log
 	scanned   int
-	at        map[string]int64
+	at        map[identity]int64
 	maxSerial map[string]int64
 }
 
@@ -84,11 +98,12 @@ type checker struct {
 	acks      []ackRec
 	reported  map[string]bool
 	anomalies []Anomaly
-	dirty     map[msg.TP]bool
+	rescan    map[msg.TP]bool // the leader changed: check the whole log again
+	fresh     []int           // acks not checked yet
 }
 
 func newChecker() *checker {
-	return &checker{sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, dirty: map[msg.TP]bool{}}
+	return &checker{sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, rescan: map[msg.TP]bool{}}
 }
 
 func (c *checker) noteSent(req msg.ProduceRequest, sourceOf func(batchID int) (source, bool)) {
@@ -101,38 +116,43 @@ func (c *checker) noteSent(req msg.ProduceRequest, sourceOf func(batchID int) (s
 	}
 }
 
-func (c *checker) leaderChanged(tp msg.TP) { c.dirty[tp] = true }
+func (c *checker) leaderChanged(tp msg.TP) { c.rescan[tp] = true }
+
+// noteAck records a batch the producer was told is written.
+func (c *checker) noteAck(producer string, b *client.Batch) {
+	c.fresh = append(c.fresh, len(c.acks))
+	c.acks = append(c.acks, ackRec{tp: b.TP, src: sourceOf(producer, b), count: int64(b.Count), offset: b.BaseOffset})
+}
 
 // run scans what changed in this step.
 func (c *checker) run(w *World) {
-	for _, e := range w.pending {
-		if e.Kind == "producer.ack" && e.Int("base_offset") >= 0 {
-			s := w.producers[e.Str("producer")]
-			if s == nil || s.p == nil {
-				continue
-			}
-			if b := s.p.Batch(int(e.Int("batch"))); b != nil {
-				c.acks = append(c.acks, ackRec{tp: b.TP, src: sourceOf(e.Str("producer"), b), count: int64(b.Count), offset: e.Int("base_offset")})
-				c.dirty[b.TP] = true
-			}
-		}
-	}
 	for _, m := range w.parts {
 		log := w.leaderLog(m)
 		if log == nil {
 			continue
 		}
 		pc := c.parts[m.tp]
-		if pc == nil || pc.log != log || c.dirty[m.tp] {
-			pc = &partCheck{log: log, at: map[string]int64{}, maxSerial: map[string]int64{}}
+		if pc == nil || pc.log != log || c.rescan[m.tp] {
+			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[string]int64{}}
 			c.parts[m.tp] = pc
 		}
 		c.scan(w, m.tp, pc)
-		if c.dirty[m.tp] {
-			c.checkAcks(w, m.tp, log)
-			delete(c.dirty, m.tp)
+		if c.rescan[m.tp] {
+			for i := range c.acks {
+				if c.acks[i].tp == m.tp {
+					c.checkAck(w, &c.acks[i], pc)
+				}
+			}
+			delete(c.rescan, m.tp)
 		}
 	}
+	for _, i := range c.fresh {
+		a := &c.acks[i]
+		if pc := c.parts[a.tp]; pc != nil {
+			c.checkAck(w, a, pc)
+		}
+	}
+	c.fresh = c.fresh[:0]
 }
 
 func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
@@ -160,7 +180,7 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 			if prev, seen := pc.at[id]; seen {
 				dups = append(dups, prev, off)
 				dupSerials = append(dupSerials, src.firstSerial+i)
-				what = append(what, fmt.Sprintf("%s at %d and %d", id, prev, off))
+				what = append(what, fmt.Sprintf("%v at %d and %d", id, prev, off))
 				continue
 			}
 			pc.at[id] = off
@@ -194,26 +214,28 @@ func sourceOf(producer string, b *client.Batch) source {
 	return s
 }
 
-// checkAcks reports acknowledged batches the leader's log no longer holds.
-func (c *checker) checkAcks(w *World, tp msg.TP, log *partition.Log) {
-	for i := range c.acks {
-		a := &c.acks[i]
-		if a.tp != tp || a.lost {
-			continue
-		}
-		if j := log.BatchAt(a.offset); j >= 0 {
-			k, _ := keyOf(log.Batches()[j].Bytes)
-			if c.sources[k] == a.src {
-				continue
-			}
-		}
-		a.lost = true
-		serials := []int64{a.src.firstSerial, a.src.firstSerial + a.count - 1}
-		c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: a.src.producer,
-			Offsets: []int64{a.offset, a.offset + a.count - 1}, Serials: serials,
-			Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
-				tp, a.src.producer, serials[0], serials[1], a.offset, a.offset+a.count-1)})
+// checkAck reports an acknowledged batch whose records the leader's log
+// no longer holds anywhere (Jepsen's "lost": acknowledged, then not read).
+func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
+	if a.lost {
+		return
 	}
+	present := true
+	for i := int64(0); i < a.count; i++ {
+		if _, ok := pc.at[a.src.identity(i)]; !ok {
+			present = false
+			break
+		}
+	}
+	if present {
+		return
+	}
+	a.lost = true
+	serials := []int64{a.src.firstSerial, a.src.firstSerial + a.count - 1}
+	c.report(w, Anomaly{Name: "lost", Partition: a.tp.String(), Producer: a.src.producer,
+		Offsets: []int64{a.offset, a.offset + a.count - 1}, Serials: serials,
+		Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
+			a.tp, a.src.producer, serials[0], serials[1], a.offset, a.offset+a.count-1)})
 }
 
 func (c *checker) report(w *World, a Anomaly) {
@@ -224,10 +246,12 @@ func (c *checker) report(w *World, a Anomaly) {
 	c.reported[key] = true
 	a.Step = w.steps
 	c.anomalies = append(c.anomalies, a)
-	w.emit(trace.New("anomaly", a.Text).
-		With("name", trace.Str(a.Name)).With("partition", trace.Str(a.Partition)).
-		With("producer", trace.Str(a.Producer)).With("offsets", trace.List(slices.Clone(a.Offsets))).
-		With("serials", trace.List(slices.Clone(a.Serials))))
+	if w.tracing() {
+		w.emit(trace.New("anomaly", a.Text).
+			With("name", trace.Str(a.Name)).With("partition", trace.Str(a.Partition)).
+			With("producer", trace.Str(a.Producer)).With("offsets", trace.List(slices.Clone(a.Offsets))).
+			With("serials", trace.List(slices.Clone(a.Serials))))
+	}
 }
 
 // Anomalies returns what the checker has found so far.

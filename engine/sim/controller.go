@@ -20,11 +20,13 @@ func (w *World) elect(m *partMeta, newLeader int, isr []int, why string) {
 	m.epoch++
 	slices.Sort(m.isr)
 	w.brokers[newLeader-1].BecomeLeader(m.tp, m.epoch, m.replicas, m.isr, env)
-	w.emit(trace.New("leader.change", fmt.Sprintf("%s: broker %d leads %s from leader epoch %d (was broker %d); ISR %v",
-		why, newLeader, m.tp, m.epoch, old, m.isr)).
-		With("partition", trace.Str(m.tp.String())).With("leader", trace.Int(int64(newLeader))).
-		With("previous_leader", trace.Int(int64(old))).With("leader_epoch", trace.Int(int64(m.epoch))).
-		With("isr", trace.List(ints64(m.isr))).With("reason", trace.Str(why)))
+	if w.tracing() {
+		w.emit(trace.New("leader.change", fmt.Sprintf("%s: broker %d leads %s from leader epoch %d (was broker %d); ISR %v",
+			why, newLeader, m.tp, m.epoch, old, m.isr)).
+			With("partition", trace.Str(m.tp.String())).With("leader", trace.Int(int64(newLeader))).
+			With("previous_leader", trace.Int(int64(old))).With("leader_epoch", trace.Int(int64(m.epoch))).
+			With("isr", trace.List(ints64(m.isr))).With("reason", trace.Str(why)))
+	}
 	leaderLog := w.leaderLog(m)
 	for _, id := range m.replicas {
 		if b := w.brokers[id-1]; id != newLeader && b.Alive() {
@@ -61,8 +63,10 @@ func (w *World) failover(tp msg.TP, unclean bool) error {
 	if !unclean {
 		next := pick(true)
 		if next == 0 {
-			w.emit(trace.New("failover.refused", fmt.Sprintf("no other live in-sync replica of %s (ISR %v): a clean failover is impossible", tp, m.isr)).
-				With("partition", trace.Str(tp.String())))
+			if w.tracing() {
+				w.emit(trace.New("failover.refused", fmt.Sprintf("no other live in-sync replica of %s (ISR %v): a clean failover is impossible", tp, m.isr)).
+					With("partition", trace.Str(tp.String())))
+			}
 			return nil
 		}
 		w.elect(m, next, liveOf(w, m.isr), "clean failover")
@@ -73,7 +77,9 @@ func (w *World) failover(tp msg.TP, unclean bool) error {
 		next = pick(true)
 	}
 	if next == 0 {
-		w.emit(trace.New("failover.refused", fmt.Sprintf("no other live replica of %s", tp)).With("partition", trace.Str(tp.String())))
+		if w.tracing() {
+			w.emit(trace.New("failover.refused", fmt.Sprintf("no other live replica of %s", tp)).With("partition", trace.Str(tp.String())))
+		}
 		return nil
 	}
 	w.elect(m, next, []int{next}, "unclean election")
@@ -98,12 +104,16 @@ func (w *World) kill(id int) error {
 		return w.errorf("unknown broker %d (brokers are 1-%d)", id, len(w.brokers))
 	}
 	if !b.Alive() {
-		w.emit(trace.New("broker.kill", fmt.Sprintf("broker %d is already down", id)).With("broker", trace.Int(int64(id))))
+		if w.tracing() {
+			w.emit(trace.New("broker.kill", fmt.Sprintf("broker %d is already down", id)).With("broker", trace.Int(int64(id))))
+		}
 		return nil
 	}
 	b.Kill()
-	w.emit(trace.New("broker.kill", fmt.Sprintf("broker %d stops; the controller will fence it after broker.session.timeout.ms (%d ms)", id, SessionTimeoutMs)).
-		With("broker", trace.Int(int64(id))))
+	if w.tracing() {
+		w.emit(trace.New("broker.kill", fmt.Sprintf("broker %d stops; the controller will fence it after broker.session.timeout.ms (%d ms)", id, SessionTimeoutMs)).
+			With("broker", trace.Int(int64(id))))
+	}
 	w.disconnectClients(id)
 	w.fenceAt[id] = w.now + SessionTimeoutMs
 	w.schedule(&item{due: w.fenceAt[id], kind: itemFence, broker: id})
@@ -122,8 +132,10 @@ func (w *World) disconnectClients(id int) {
 // its partitions get new leaders from the ISR (or go offline).
 func (w *World) fence(id int) {
 	delete(w.fenceAt, id)
-	w.emit(trace.New("broker.fenced", fmt.Sprintf("the controller fences broker %d: no heartbeat for %d ms", id, SessionTimeoutMs)).
-		With("broker", trace.Int(int64(id))))
+	if w.tracing() {
+		w.emit(trace.New("broker.fenced", fmt.Sprintf("the controller fences broker %d: no heartbeat for %d ms", id, SessionTimeoutMs)).
+			With("broker", trace.Int(int64(id))))
+	}
 	for _, m := range w.parts {
 		w.dropFromISR(m, id)
 		if m.leader != id {
@@ -138,8 +150,10 @@ func (w *World) fence(id int) {
 		}
 		if next == 0 {
 			m.leader = 0
-			w.emit(trace.New("partition.offline", fmt.Sprintf("%s has no live in-sync replica: offline (unclean.leader.election.enable=false)", m.tp)).
-				With("partition", trace.Str(m.tp.String())))
+			if w.tracing() {
+				w.emit(trace.New("partition.offline", fmt.Sprintf("%s has no live in-sync replica: offline (unclean.leader.election.enable=false)", m.tp)).
+					With("partition", trace.Str(m.tp.String())))
+			}
 			continue
 		}
 		w.elect(m, next, liveOf(w, m.isr), "leader fenced")
@@ -154,8 +168,10 @@ func (w *World) dropFromISR(m *partMeta, id int) {
 	if m.leader > 0 && w.brokers[m.leader-1].Alive() {
 		w.brokers[m.leader-1].SetISR(m.tp, m.isr, brokerEnv{w})
 	}
-	w.emit(trace.New("isr.shrink", fmt.Sprintf("the controller removes broker %d from the ISR of %s; ISR now %v", id, m.tp, m.isr)).
-		With("partition", trace.Str(m.tp.String())).With("isr", trace.List(ints64(m.isr))))
+	if w.tracing() {
+		w.emit(trace.New("isr.shrink", fmt.Sprintf("the controller removes broker %d from the ISR of %s; ISR now %v", id, m.tp, m.isr)).
+			With("partition", trace.Str(m.tp.String())).With("isr", trace.List(ints64(m.isr))))
+	}
 }
 
 // restart stops (unless stopped) and starts a broker. Its producer state is
@@ -177,8 +193,10 @@ func (w *World) restart(id int, clean bool) error {
 		w.disconnectClients(id)
 	}
 	delete(w.fenceAt, id)
-	w.emit(trace.New("broker.restart", fmt.Sprintf("broker %d %s", id, how)).
-		With("broker", trace.Int(int64(id))).With("clean", trace.Bool(clean)))
+	if w.tracing() {
+		w.emit(trace.New("broker.restart", fmt.Sprintf("broker %d %s", id, how)).
+			With("broker", trace.Int(int64(id))).With("clean", trace.Bool(clean)))
+	}
 	if err := b.Start(clean, brokerEnv{w}); err != nil {
 		return err
 	}

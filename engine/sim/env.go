@@ -18,6 +18,12 @@ type producerEnv struct {
 func (e producerEnv) Now() int64          { return e.w.now }
 func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+func (e producerEnv) Tracing() bool       { return e.w.tracing() }
+func (e producerEnv) Delivered(b *client.Batch) {
+	if b.BaseOffset >= 0 {
+		e.w.check.noteAck(e.name, b)
+	}
+}
 
 func (e producerEnv) Leader(tp msg.TP) (int, bool) {
 	m := e.w.meta(tp)
@@ -38,8 +44,8 @@ func (e producerEnv) Bootstrap() (int, bool) {
 	return 0, false
 }
 
-func (e producerEnv) Send(to int, body msg.Body) int {
-	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, body)
+func (e producerEnv) Send(to, conn int, body msg.Body) int {
+	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), conn, 0, body)
 }
 
 func (e producerEnv) Wake(at int64) {
@@ -56,9 +62,10 @@ type brokerEnv struct{ w *World }
 func (e brokerEnv) Now() int64          { return e.w.now }
 func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
 
-func (e brokerEnv) Reply(from int, to msg.Addr, replyTo int, body msg.Body) int {
-	return e.w.send(msg.BrokerAddr(from), to, replyTo, body)
+func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
+	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
 }
 
 func (e brokerEnv) AllocatePIDBlock(int) int64 {
@@ -78,7 +85,7 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 		return
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
-		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
+		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
 	}
 }
 
@@ -89,10 +96,9 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 }
 
 // send puts a message on the wire, applying any armed fault to it.
-func (w *World) send(from, to msg.Addr, replyTo int, body msg.Body) int {
+func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	w.nextMsgID++
-	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
-	f.summary = summarize(&f.m)
+	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, Conn: conn, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
 	w.flights[f.m.ID] = f
 	if req, ok := body.(msg.ProduceRequest); ok {
 		w.requests[f.m.ID] = req
@@ -107,12 +113,12 @@ func (w *World) send(from, to msg.Addr, replyTo int, body msg.Body) int {
 	}
 	w.applyFaults(f)
 	w.schedule(&item{due: f.due, kind: itemDeliver, msg: f.m.ID})
-	if !w.quiet {
+	if w.tracing() {
 		verb := "sends"
 		if body.IsResponse() {
 			verb = "answers"
 		}
-		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), f.m.ID, to, f.summary)
+		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), f.m.ID, to, summarize(&f.m))
 		if f.delayed {
 			text += fmt.Sprintf(" (held back %d ms)", DelayMs)
 		}

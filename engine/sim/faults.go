@@ -48,9 +48,11 @@ func (w *World) arm(c *script.Fault) error {
 		f.selector, f.tp, f.seq = true, tp, c.Seq
 	}
 	w.faults = append(w.faults, f)
-	w.emit(trace.New("fault.armed", "armed: "+f.describe()).
-		With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).
-		With("target", trace.Str(c.Target.String())).With("producer", trace.Str(c.Producer)))
+	if w.tracing() {
+		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
+			With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).
+			With("target", trace.Str(c.Target.String())).With("producer", trace.Str(c.Producer)))
+	}
 	return nil
 }
 

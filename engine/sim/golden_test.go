@@ -46,13 +46,15 @@ func transcript(t *testing.T, path string, seed uint64) ([]byte, *World) {
 // with -update and read the diff).
 func TestGoldenTraces(t *testing.T) {
 	scripts, _ := filepath.Glob("testdata/*.eos")
+	examples, _ := filepath.Glob("../../assets/scripts/*.eos")
+	scripts = append(scripts, examples...)
 	if len(scripts) == 0 {
 		t.Fatal("no scenarios")
 	}
 	for _, path := range scripts {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".eos"), func(t *testing.T) {
 			got, _ := transcript(t, path, 1)
-			golden := strings.TrimSuffix(path, ".eos") + ".golden"
+			golden := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(path), ".eos")+".golden")
 			if *update {
 				os.WriteFile(golden, got, 0o644)
 			}
@@ -75,4 +77,13 @@ func eventsOf(w *World, kind trace.Kind) []trace.Event {
 		}
 	}
 	return out
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

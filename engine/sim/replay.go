@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/eoslab/eoslab/engine/script"
 )
@@ -39,7 +40,8 @@ func (w *World) Rewind(step int) (*World, error) {
 		return nil, fmt.Errorf("no step %d: the world is at step %d", step, w.steps)
 	}
 	r := New(w.seed)
-	r.quiet = true
+	r.actions = make([]action, 0, len(w.actions))
+	r.quiet = true // the events are known already: share them instead of rebuilding
 	for _, a := range w.actions {
 		if a.after > step {
 			break
@@ -47,13 +49,8 @@ func (w *World) Rewind(step int) (*World, error) {
 		r.replay(a)
 	}
 	r.quiet = false
-	r.pending = nil
-	for _, e := range w.trace {
-		if e.Step > step {
-			break
-		}
-		r.trace = append(r.trace, e)
-	}
+	n := sort.Search(len(w.trace), func(i int) bool { return w.trace[i].Step > step })
+	r.trace = w.trace[:n:n] // shared; a later append copies
 	return r, nil
 }
 
@@ -63,6 +60,7 @@ func (r *World) replay(a action) {
 		if err := r.applyNow(a.cmd); err != nil {
 			panic(fmt.Sprintf("replaying %s: %v (the history is not deterministic)", a.cmd.Verb(), err))
 		}
+		r.check.run(r)
 	case actStep:
 		r.step()
 	case actAdvance:

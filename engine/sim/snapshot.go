@@ -160,7 +160,7 @@ func (w *World) Snapshot() *Snapshot {
 		}
 		f := w.flights[it.msg]
 		s.InFlight = append(s.InFlight, MessageView{ID: f.m.ID, API: f.m.Body.Name(), Response: f.m.Body.IsResponse(),
-			From: f.m.From.String(), To: f.m.To.String(), SentMs: f.m.SentMs, DueMs: f.due, Lost: f.lost, Delayed: f.delayed, Summary: f.summary})
+			From: f.m.From.String(), To: f.m.To.String(), SentMs: f.m.SentMs, DueMs: f.due, Lost: f.lost, Delayed: f.delayed, Summary: summarize(&f.m)})
 	}
 	slices.SortFunc(s.InFlight, func(a, b MessageView) int { return a.ID - b.ID })
 	for _, f := range w.faults {

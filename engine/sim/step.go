@@ -100,24 +100,24 @@ func (w *World) runPeriodic(limit int64) bool {
 			return false
 		}
 		w.now = max(w.now, next)
-		before := len(w.pending)
+		did := false
 		env := brokerEnv{w}
 		if next == w.nextISR {
 			w.nextISR += ISRCheckMs
 			for _, b := range w.brokers {
-				if b.Alive() {
-					b.CheckISR(env)
+				if b.Alive() && b.CheckISR(env) {
+					did = true
 				}
 			}
 		} else {
 			w.nextExpiry += ExpirationCheckMs
 			for _, b := range w.brokers {
-				if b.Alive() {
-					b.RemoveExpiredProducers(env)
+				if b.Alive() && b.RemoveExpiredProducers(env) {
+					did = true
 				}
 			}
 		}
-		if len(w.pending) > before {
+		if did {
 			return true
 		}
 	}
@@ -150,9 +150,11 @@ func (w *World) deliver(it *item) bool {
 	m := &f.m
 	delete(w.flights, it.msg)
 	if f.lost {
-		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, f.summary)).
-			With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-			With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())))
+		if w.tracing() {
+			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, summarize(m))).
+				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())))
+		}
 		return true
 	}
 	if m.To.Broker > 0 {
@@ -173,14 +175,18 @@ func (w *World) deliverToBroker(f *flight) bool {
 	m := &f.m
 	b := w.broker(m.To.Broker)
 	if !b.Alive() {
-		w.emit(trace.New("message.drop", fmt.Sprintf("%s #%d from %s finds broker %d down: the connection is refused", m.Body.Name(), m.ID, m.From, b.ID)).
-			With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		if w.tracing() {
+			w.emit(trace.New("message.drop", fmt.Sprintf("%s #%d from %s finds broker %d down: the connection is refused", m.Body.Name(), m.ID, m.From, b.ID)).
+				With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		}
 		if s := w.producers[m.From.Client]; s != nil && !s.paused {
 			s.p.Disconnect(b.ID, producerEnv{w, m.From.Client, s.life})
 		}
 		return true
 	}
-	w.emit(w.deliveredEvent(f, ""))
+	if w.tracing() {
+		w.emit(w.deliveredEvent(f, ""))
+	}
 	env := brokerEnv{w}
 	switch body := m.Body.(type) {
 	case msg.ProduceRequest:
@@ -190,7 +196,7 @@ func (w *World) deliverToBroker(f *flight) bool {
 	case msg.FetchRequest:
 		b.HandleFetch(m, body, env)
 	case msg.FetchResponse:
-		b.OnFetchResponse(body, env)
+		b.OnFetchResponse(m.From.Broker, body, env)
 	}
 	return true
 }
@@ -199,20 +205,24 @@ func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
 	s := w.producers[m.To.Client]
 	if s == nil || s.removed {
-		w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
+		if w.tracing() {
+			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
+		}
 		return true
+	}
+	if w.tracing() {
+		w.emit(w.deliveredEvent(f, ""))
 	}
 	env := producerEnv{w, m.To.Client, s.life}
 	if !s.p.OnResponse(m, env) {
-		w.emit(trace.New("message.discard", fmt.Sprintf("%s discards %s #%d from %s: it no longer waits for that answer (the connection was closed or the process restarted)",
-			m.To, m.Body.Name(), m.ID, m.From)).
-			With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		if w.tracing() {
+			w.pending = w.pending[:len(w.pending)-1] // not read after all: discarded
+			w.emit(trace.New("message.discard", fmt.Sprintf("%s discards %s #%d from %s: it no longer waits for that answer (the connection was closed or the process restarted)",
+				m.To, m.Body.Name(), m.ID, m.From)).
+				With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
+		}
 		return true
 	}
-	// Put the delivery first among the step's events, before the producer's reaction.
-	e := w.deliveredEvent(f, "")
-	e.Step, e.TimeMs = w.steps, w.now
-	w.pending = append([]trace.Event{e}, w.pending...)
 	return true
 }
 

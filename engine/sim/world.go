@@ -76,7 +76,6 @@ type flight struct {
 	due     int64
 	lost    bool
 	delayed bool
-	summary string
 }
 
 // World is the whole simulated system. It is deterministic: the same seed
@@ -107,7 +106,7 @@ type World struct {
 	check      *checker
 	nextExpiry int64
 	nextISR    int64
-	quiet      bool
+	quiet      bool // replaying: build no events (the trace is copied)
 }
 
 // New creates a world with the default cluster.
@@ -170,10 +169,10 @@ func (w *World) Trace() []trace.Event { return w.trace }
 // Cluster returns the cluster's shape.
 func (w *World) Cluster() ClusterConfig { return w.cluster }
 
+// tracing reports whether events are wanted (not while replaying).
+func (w *World) tracing() bool { return !w.quiet }
+
 func (w *World) emit(e trace.Event) {
-	if w.quiet {
-		return
-	}
 	e.Step, e.TimeMs = w.steps, w.now
 	w.pending = append(w.pending, e)
 }
