@@ -139,6 +139,7 @@ type Producer struct {
 	nextBatchID int
 	serial      int64
 	fatal       string
+	enc         record.Encoder
 }
 
 // New resolves the configuration and creates the producer. Warnings are

@@ -29,30 +29,23 @@ func (p *Producer) RunSender(env Env) bool {
 			return p.maybeInit(env) || did
 		}
 	}
-	brokers := map[int]bool{}
+	var brokers [8]int // a handful of leaders; grows past eight without harm
+	leaders := brokers[:0]
 	for _, tp := range p.order {
 		if len(p.parts[tp].queue) > 0 {
-			if b, ok := env.Leader(tp); ok {
-				brokers[b] = true
+			if b, ok := env.Leader(tp); ok && !slices.Contains(leaders, b) {
+				leaders = append(leaders, b)
 			}
 		}
 	}
-	for _, b := range sortedKeys(brokers) {
+	slices.Sort(leaders)
+	for _, b := range leaders {
 		if p.drainTo(b, env) {
 			did = true
 		}
 	}
 	p.scheduleWake(env)
 	return did
-}
-
-func sortedKeys(m map[int]bool) []int {
-	out := make([]int, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func (p *Producer) maybeInit(env Env) bool {
@@ -191,7 +184,7 @@ func (p *Producer) encode(b *Batch) []byte {
 	for i, v := range b.Values {
 		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), Key: b.Key, Value: v})
 	}
-	out, err := record.Encode(&rb)
+	out, err := p.enc.Append(make([]byte, 0, record.HeaderSize+len(rb.Records)*(24+len(b.Key)+len(b.Values[0]))), &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}

@@ -30,6 +30,7 @@ type Anomaly struct {
 // twice — even by a restarted producer with a new id — is a duplicate.
 type source struct {
 	producer    string
+	who         int32 // the producer's number in the checker (cheaper to hash than its name)
 	firstSerial int64
 	value       string
 	explicit    bool
@@ -37,23 +38,23 @@ type source struct {
 
 // identity is what makes a record the same record.
 type identity struct {
-	producer string // "" for an application-chosen value
-	value    string
-	n        int64 // the serial, or the index within the batch for a value
+	who   int32  // -1 for an application-chosen value
+	value string // that value
+	n     int64  // the serial, or the index within the batch for a value
 }
 
 func (s source) identity(i int64) identity {
 	if s.explicit {
-		return identity{value: s.value, n: i}
+		return identity{who: -1, value: s.value, n: i}
 	}
-	return identity{producer: s.producer, n: s.firstSerial + i}
+	return identity{who: s.who, n: s.firstSerial + i}
 }
 
-func (id identity) String() string {
-	if id.producer == "" {
-		return fmt.Sprintf("value %q #%d", id.value, id.n)
+func (s source) describe(i int64) string {
+	if s.explicit {
+		return fmt.Sprintf("value %q #%d", s.value, i)
 	}
-	return fmt.Sprintf("%s serial %d", id.producer, id.n)
+	return fmt.Sprintf("%s serial %d", s.producer, s.firstSerial+i)
 }
 
 // batchKey identifies a batch's content: a retry of the same batch has the
@@ -93,6 +94,7 @@ type partCheck struct {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
+	who       map[string]int32 // producer names to small numbers
 	sources   map[batchKey]source
 	parts     map[msg.TP]*partCheck
 	acks      []ackRec
@@ -103,7 +105,7 @@ type checker struct {
 }
 
 func newChecker() *checker {
-	return &checker{sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, rescan: map[msg.TP]bool{}}
+	return &checker{who: map[string]int32{}, sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, rescan: map[msg.TP]bool{}}
 }
 
 func (c *checker) noteSent(req msg.ProduceRequest, sourceOf func(batchID int) (source, bool)) {
@@ -121,7 +123,7 @@ func (c *checker) leaderChanged(tp msg.TP) { c.rescan[tp] = true }
 // noteAck records a batch the producer was told is written.
 func (c *checker) noteAck(producer string, b *client.Batch) {
 	c.fresh = append(c.fresh, len(c.acks))
-	c.acks = append(c.acks, ackRec{tp: b.TP, src: sourceOf(producer, b), count: int64(b.Count), offset: b.BaseOffset})
+	c.acks = append(c.acks, ackRec{tp: b.TP, src: c.sourceOf(producer, b), count: int64(b.Count), offset: b.BaseOffset})
 }
 
 // run scans what changed in this step.
@@ -180,7 +182,7 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 			if prev, seen := pc.at[id]; seen {
 				dups = append(dups, prev, off)
 				dupSerials = append(dupSerials, src.firstSerial+i)
-				what = append(what, fmt.Sprintf("%v at %d and %d", id, prev, off))
+				what = append(what, fmt.Sprintf("%s at %d and %d", src.describe(i), prev, off))
 				continue
 			}
 			pc.at[id] = off
@@ -206,8 +208,13 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 	pc.scanned = len(batches)
 }
 
-func sourceOf(producer string, b *client.Batch) source {
-	s := source{producer: producer, firstSerial: b.FirstSerial, explicit: b.Explicit}
+func (c *checker) sourceOf(producer string, b *client.Batch) source {
+	who, ok := c.who[producer]
+	if !ok {
+		who = int32(len(c.who))
+		c.who[producer] = who
+	}
+	s := source{producer: producer, who: who, firstSerial: b.FirstSerial, explicit: b.Explicit}
 	if b.Explicit && len(b.Values) > 0 {
 		s.value = string(b.Values[0])
 	}

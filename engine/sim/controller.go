@@ -116,7 +116,7 @@ func (w *World) kill(id int) error {
 	}
 	w.disconnectClients(id)
 	w.fenceAt[id] = w.now + SessionTimeoutMs
-	w.schedule(&item{due: w.fenceAt[id], kind: itemFence, broker: id})
+	w.schedule(item{due: w.fenceAt[id], kind: itemFence, broker: id})
 	return nil
 }
 

@@ -49,11 +49,11 @@ func (e producerEnv) Send(to, conn int, body msg.Body) int {
 }
 
 func (e producerEnv) Wake(at int64) {
-	e.w.schedule(&item{due: at, kind: itemWake, producer: e.name, life: e.life})
+	e.w.schedule(item{due: at, kind: itemWake, producer: e.name, life: e.life})
 }
 
 func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
-	e.w.schedule(&item{due: at, kind: itemProducerTimer, producer: e.name, life: e.life, timer: kind, ref: ref})
+	e.w.schedule(item{due: at, kind: itemProducerTimer, producer: e.name, life: e.life, timer: kind, ref: ref})
 }
 
 // brokerEnv is the world as the brokers see it.
@@ -75,7 +75,7 @@ func (e brokerEnv) AllocatePIDBlock(int) int64 {
 }
 
 func (e brokerEnv) ProduceTimer(at int64, b int, request int) {
-	e.w.schedule(&item{due: at, kind: itemProduceTimer, broker: b, ref: request})
+	e.w.schedule(item{due: at, kind: itemProduceTimer, broker: b, ref: request})
 }
 
 // Fetch makes follower send a fetch for tp now, unless one is in flight.
@@ -100,19 +100,22 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	w.nextMsgID++
 	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, Conn: conn, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
 	w.flights[f.m.ID] = f
+	if _, ok := body.(msg.ProduceResponse); ok {
+		defer delete(w.requests, replyTo) // its faults have had their chance
+	}
 	if req, ok := body.(msg.ProduceRequest); ok {
 		w.requests[f.m.ID] = req
 		if s := w.producers[from.Client]; s != nil && s.p != nil {
 			w.check.noteSent(req, func(id int) (source, bool) {
 				if b := s.p.Batch(id); b != nil {
-					return sourceOf(from.Client, b), true
+					return w.check.sourceOf(from.Client, b), true
 				}
 				return source{}, false
 			})
 		}
 	}
 	w.applyFaults(f)
-	w.schedule(&item{due: f.due, kind: itemDeliver, msg: f.m.ID})
+	w.schedule(item{due: f.due, kind: itemDeliver, msg: f.m.ID})
 	if w.tracing() {
 		verb := "sends"
 		if body.IsResponse() {

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"container/heap"
-
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
 )
@@ -32,35 +30,60 @@ type item struct {
 	tp       msg.TP
 }
 
-type itemHeap []*item
+// itemHeap is a binary min-heap of items by (due, seq), kept as values so
+// that scheduling allocates nothing.
+type itemHeap []item
 
-func (h itemHeap) Len() int { return len(h) }
-func (h itemHeap) Less(i, j int) bool {
+func (h itemHeap) less(i, j int) bool {
 	if h[i].due != h[j].due {
 		return h[i].due < h[j].due
 	}
 	return h[i].seq < h[j].seq
 }
-func (h itemHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *itemHeap) Push(x any)   { *h = append(*h, x.(*item)) }
-func (h *itemHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
-}
 
-func (w *World) schedule(it *item) {
+func (w *World) schedule(it item) {
 	w.seq++
 	it.seq = w.seq
-	heap.Push(&w.queue, it)
+	h := append(w.queue, it)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+	w.queue = h
 }
 
+// peek returns the next item, or nil; the pointer is valid until the queue changes.
 func (w *World) peek() *item {
 	if len(w.queue) == 0 {
 		return nil
 	}
-	return w.queue[0]
+	return &w.queue[0]
 }
 
-func (w *World) pop() *item { return heap.Pop(&w.queue).(*item) }
+func (w *World) pop() item {
+	h := w.queue
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+	w.queue = h
+	return top
+}

@@ -11,7 +11,7 @@ type actionKind uint8
 
 const (
 	actApply   actionKind = iota + 1 // a command that takes no steps
-	actStep                          // one step
+	actStep                          // steps, run-length encoded: at = how many
 	actAdvance                       // the start of an advance (its announcement)
 	actClock                         // an idle clock move to at (the end of an advance)
 )
@@ -27,6 +27,14 @@ type action struct {
 
 func (w *World) record(a action) {
 	a.after = w.steps
+	if n := len(w.actions); a.kind == actStep && n > 0 && w.actions[n-1].kind == actStep {
+		w.actions[n-1].at++ // consecutive steps share one entry
+		w.actions[n-1].after = a.after
+		return
+	}
+	if a.kind == actStep {
+		a.at = 1
+	}
 	w.actions = append(w.actions, a)
 }
 
@@ -44,6 +52,13 @@ func (w *World) Rewind(step int) (*World, error) {
 	r.quiet = true // the events are known already: share them instead of rebuilding
 	for _, a := range w.actions {
 		if a.after > step {
+			if a.kind == actStep {
+				// Part of a run of steps: take the ones up to step.
+				a.at -= int64(a.after - step)
+				if a.at > 0 {
+					r.replay(a)
+				}
+			}
 			break
 		}
 		r.replay(a)
@@ -62,7 +77,12 @@ func (r *World) replay(a action) {
 		}
 		r.check.run(r)
 	case actStep:
-		r.step()
+		for range a.at {
+			r.step()
+			r.record(action{kind: actStep})
+		}
+		r.flush()
+		return
 	case actAdvance:
 		r.announceAdvance(a.at)
 	case actClock:

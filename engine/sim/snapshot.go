@@ -174,7 +174,7 @@ func (w *World) Snapshot() *Snapshot {
 		}
 	}
 	for _, it := range w.queue {
-		if w.live(it) {
+		if w.live(&it) {
 			s.Due = true
 			break
 		}

@@ -20,15 +20,16 @@ func (w *World) Step() ([]trace.Event, bool) {
 
 func (w *World) step() ([]trace.Event, bool) {
 	for {
-		it := w.peek()
-		if it == nil {
+		next := w.peek()
+		if next == nil {
 			return nil, false
 		}
-		if !w.live(it) {
+		it := *next // the queue may change under a pointer
+		if !w.live(&it) {
 			w.pop()
 			continue
 		}
-		if s := w.pausedOwner(it); s != nil {
+		if s := w.pausedOwner(&it); s != nil {
 			// A paused process reads nothing and its timers wait with it;
 			// holding them takes no time.
 			s.held = append(s.held, w.pop())
@@ -38,10 +39,10 @@ func (w *World) step() ([]trace.Event, bool) {
 		if w.runPeriodic(it.due) {
 			return w.finishStep(), true
 		}
-		w.pop()
+		w.pop() // a periodic task that did nothing scheduled nothing: the head is it
 		before := w.now
 		w.now = max(w.now, it.due)
-		if w.perform(it) {
+		if w.perform(&it) {
 			return w.finishStep(), true
 		}
 		// The item turned out to have nothing to do: time does not move for it.

@@ -66,7 +66,7 @@ type producerSlot struct {
 	mode    client.Mode
 	txnID   string
 	config  []client.Setting
-	held    []*item // items that fell due while paused
+	held    []item // items that fell due while paused
 	removed bool    // creation failed (ConfigException)
 }
 
@@ -169,8 +169,14 @@ func (w *World) Trace() []trace.Event { return w.trace }
 // Cluster returns the cluster's shape.
 func (w *World) Cluster() ClusterConfig { return w.cluster }
 
-// tracing reports whether events are wanted (not while replaying).
+// tracing reports whether events are wanted.
 func (w *World) tracing() bool { return !w.quiet }
+
+// SetTracing switches the trace on (the default) or off. With it off the
+// world builds no events at all — the state, the snapshots and the anomaly
+// checker work the same — which is how long headless runs (the lab, the
+// benchmarks, time-travel replays) go fast.
+func (w *World) SetTracing(on bool) { w.quiet = !on }
 
 func (w *World) emit(e trace.Event) {
 	e.Step, e.TimeMs = w.steps, w.now
