@@ -67,7 +67,7 @@ type producerSlot struct {
 	txnID   string
 	config  []client.Setting
 	held    []item // items that fell due while paused
-	removed bool    // creation failed (ConfigException)
+	removed bool   // creation failed (ConfigException)
 }
 
 // flight is a message in transit.
