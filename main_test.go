@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,5 +83,59 @@ func TestMalformedConfigNamesTheFile(t *testing.T) {
 	code, _, errOut = runCLI(t, "--config", filepath.Join(t.TempDir(), "missing.yaml"), "version")
 	if code != 2 || !strings.Contains(errOut, "missing.yaml") {
 		t.Fatalf("an explicit missing config must fail: exit %d, %q", code, errOut)
+	}
+}
+
+// The JSON trace is a contract (docs/trace.md): every line parses, every
+// produce.decision carries the documented keys, the last line is the state.
+func TestPlayJSONContract(t *testing.T) {
+	code, out, errOut := runCLI(t, "play", "--headless", "--trace", "json", "--state", "json", "assets/scripts/worked-example.eos")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	decisionKeys := []string{"kind", "step", "time_ms", "broker", "partition", "producer_id", "producer_epoch", "base_sequence",
+		"last_sequence", "record_count", "transactional", "outcome", "error", "base_offset"}
+	outcomes := map[string]int{}
+	for i, line := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("line %d is not JSON: %v\n%s", i+1, err, line)
+		}
+		if m["kind"] == "produce.decision" {
+			for _, k := range decisionKeys {
+				if _, ok := m[k]; !ok {
+					t.Fatalf("produce.decision lacks %q: %s", k, line)
+				}
+			}
+			outcomes[m["outcome"].(string)+" "+m["error"].(string)]++
+		}
+	}
+	if outcomes["duplicate NONE"] == 0 || outcomes["reject OUT_OF_ORDER_SEQUENCE_NUMBER"] == 0 || outcomes["append NONE"] == 0 {
+		t.Fatalf("the worked example should append, reject out of order and recognise a duplicate: %v", outcomes)
+	}
+	var state map[string]any
+	json.Unmarshal([]byte(lines[len(lines)-1]), &state)
+	if state["kind"] != "state" {
+		t.Fatalf("last line is not the state: %s", lines[len(lines)-1])
+	}
+	for _, k := range []string{"time_ms", "producers", "partitions"} {
+		if _, ok := state[k]; !ok {
+			t.Fatalf("state lacks %q", k)
+		}
+	}
+}
+
+func TestPlayBadScript(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.eos")
+	os.WriteFile(bad, []byte("producer p1\nsned p1 orders-0 1\nsend p9 orders-0 1\n"), 0o644)
+	code, out, errOut := runCLI(t, "play", bad)
+	if code != 2 || out != "" || !strings.Contains(errOut, bad+`:2:1: unknown command "sned", did you mean "send"?`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	os.WriteFile(bad, []byte("producer p1\nsend p9 orders-0 1\n"), 0o644)
+	code, out, errOut = runCLI(t, "play", bad)
+	if code != 2 || out != "" || !strings.Contains(errOut, bad+`:2:1: unknown producer "p9"`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
