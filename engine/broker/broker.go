@@ -53,33 +53,34 @@ type Env interface {
 
 // Broker is one Kafka broker.
 type Broker struct {
-	ID       int
-	cfg      Config
-	alive    bool
-	replicas map[msg.TP]*Replica
-	order    []msg.TP
-	pending  map[int]*pendingProduce // by request id
-	conns    map[connKey]*clientConn
-	pidNext  int64
-	pidEnd   int64
+	ID           int
+	cfg          Config
+	alive        bool
+	replicas     replicaSet
+	order        []msg.TP
+	pending      map[int]*pendingProduce // by request id
+	pendingOrder []int                   // their ids in arrival order
+	conns        map[connKey]*clientConn
+	pidNext      int64
+	pidEnd       int64
 }
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, replicas: map[msg.TP]*Replica{}, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}}
 }
 
 // Alive reports whether the broker process runs.
 func (b *Broker) Alive() bool { return b.alive }
 
 // Replica returns the broker's replica of tp, or nil.
-func (b *Broker) Replica(tp msg.TP) *Replica { return b.replicas[tp] }
+func (b *Broker) Replica(tp msg.TP) *Replica { return b.replicas.get(tp) }
 
 // Replicas lists the broker's replicas in partition order.
 func (b *Broker) Replicas() []*Replica {
 	out := make([]*Replica, 0, len(b.order))
 	for _, tp := range b.order {
-		out = append(out, b.replicas[tp])
+		out = append(out, b.replicas.get(tp))
 	}
 	return out
 }
@@ -87,7 +88,7 @@ func (b *Broker) Replicas() []*Replica {
 // AddReplica hosts a new, empty replica of tp.
 func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg), followers: map[int]*follower{}}
-	b.replicas[tp] = r
+	b.replicas.put(tp, r)
 	b.order = append(b.order, tp)
 	return r
 }
@@ -118,9 +119,10 @@ func (b *Broker) HandleInitProducerID(m *msg.Message, env Env) {
 func (b *Broker) Kill() {
 	b.alive = false
 	clear(b.pending)
+	b.pendingOrder = nil
 	clear(b.conns)
-	for _, r := range b.replicas {
-		r.fetching = false
+	for _, tp := range b.order {
+		b.replicas.get(tp).fetching = false
 	}
 }
 
@@ -129,9 +131,10 @@ func (b *Broker) Kill() {
 // shutdown first writes a snapshot at the log end, as Kafka does.
 func (b *Broker) Start(clean bool, env Env) error {
 	clear(b.pending)
+	b.pendingOrder = nil
 	clear(b.conns)
 	for _, tp := range b.order {
-		r := b.replicas[tp]
+		r := b.replicas.get(tp)
 		if clean {
 			r.Log.TakeSnapshot()
 		}
@@ -159,7 +162,7 @@ func (b *Broker) Start(clean bool, env Env) error {
 func (b *Broker) RemoveExpiredProducers(env Env) bool {
 	did := false
 	for _, tp := range b.order {
-		gone := b.replicas[tp].Log.RemoveExpiredProducers(env.Timestamp())
+		gone := b.replicas.get(tp).Log.RemoveExpiredProducers(env.Timestamp())
 		did = did || len(gone) > 0
 		if len(gone) > 0 && env.Tracing() {
 			env.Emit(b.ev("producer.expired", fmt.Sprintf("forgets producer id(s) %v on %s: idle for producer.id.expiration.ms", gone, tp)).
@@ -192,7 +195,12 @@ type connKey struct {
 // other, so an answer never overtakes an earlier one.
 type clientConn struct {
 	order []int
-	ready map[int]msg.Body
+	ready []answered // answers waiting for earlier ones, few at a time
+}
+
+type answered struct {
+	id   int
+	body msg.Body
 }
 
 // arrive records a client request that will be answered.
@@ -200,7 +208,7 @@ func (b *Broker) arrive(m *msg.Message) {
 	k := connKey{m.From.Client, m.Conn}
 	c := b.conns[k]
 	if c == nil {
-		c = &clientConn{ready: map[int]msg.Body{}}
+		c = &clientConn{}
 		b.conns[k] = c
 	}
 	c.order = append(c.order, m.ID)
@@ -214,15 +222,49 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 	if c == nil {
 		return
 	}
-	c.ready[id] = body
+	c.ready = append(c.ready, answered{id, body})
 	for len(c.order) > 0 {
-		next, ok := c.ready[c.order[0]]
-		if !ok {
+		i := slices.IndexFunc(c.ready, func(a answered) bool { return a.id == c.order[0] })
+		if i < 0 {
 			return
 		}
-		env.Reply(b.ID, to, conn, c.order[0], next)
-		delete(c.ready, c.order[0])
+		env.Reply(b.ID, to, conn, c.order[0], c.ready[i].body)
+		c.ready = slices.Delete(c.ready, i, i+1)
 		c.order = c.order[1:]
 	}
-	delete(b.conns, k)
+	c.order = c.order[:0] // keep the connection's buffers for its next request
+}
+
+// replicaSet finds a broker's replicas by topic and partition number
+// without hashing: this lookup is on every message's path.
+type replicaSet struct {
+	topics []string
+	parts  [][]*Replica
+}
+
+func (s *replicaSet) get(tp msg.TP) *Replica {
+	for i, t := range s.topics {
+		if t == tp.Topic {
+			if tp.Partition >= 0 && tp.Partition < len(s.parts[i]) {
+				return s.parts[i][tp.Partition]
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+func (s *replicaSet) put(tp msg.TP, r *Replica) {
+	i := 0
+	for i < len(s.topics) && s.topics[i] != tp.Topic {
+		i++
+	}
+	if i == len(s.topics) {
+		s.topics = append(s.topics, tp.Topic)
+		s.parts = append(s.parts, nil)
+	}
+	for len(s.parts[i]) <= tp.Partition {
+		s.parts[i] = append(s.parts[i], nil)
+	}
+	s.parts[i][tp.Partition] = r
 }

@@ -12,7 +12,7 @@ import (
 // StartFetch reports whether this follower replica should send a fetch
 // now (it follows someone and none is in flight) and marks it fetching.
 func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
-	r := b.replicas[tp]
+	r := b.replicas.get(tp)
 	if !b.alive || r == nil || r.IsLeader || r.Leader == 0 {
 		return 0, 0, false
 	}
@@ -28,7 +28,7 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 // (which may move the high watermark and grow the ISR) and sends every
 // batch from the fetch offset with the high watermark.
 func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
-	r := b.replicas[req.TP]
+	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
 		env.Reply(b.ID, m.From, 0, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
 		return
@@ -68,7 +68,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 // follows (another broker, or an older leader epoch) is dropped, as Kafka's
 // fetcher does. It returns the number of batches appended.
 func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int {
-	r := b.replicas[resp.TP]
+	r := b.replicas.get(resp.TP)
 	if r == nil || !b.alive {
 		return 0
 	}

@@ -26,7 +26,8 @@ type pendingProduce struct {
 // HandleProduce runs the leader's produce path for every batch of the
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
-	p := &pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs)}
+	p := pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
+		results: make([]msg.ProduceResult, 0, len(req.Batches)), waitFor: make([]int64, 0, len(req.Batches))}
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
@@ -40,18 +41,18 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 	if req.Acks == 0 {
 		return // no response at all
 	}
-	if !wait {
+	if !wait || b.settle(&p) {
 		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: p.results}, env)
 		return
 	}
-	b.pending[m.ID] = p
+	b.pending[m.ID] = &p
+	b.pendingOrder = append(b.pendingOrder, m.ID)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
-	b.completeSatisfied(env)
 }
 
 func (b *Broker) produceOne(m *msg.Message, acks int16, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
 	res := msg.ProduceResult{TP: pb.TP, BaseOffset: -1, LogStartOffset: -1}
-	r := b.replicas[pb.TP]
+	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
 	switch {
 	case acks != -1 && acks != 0 && acks != 1:
@@ -143,42 +144,48 @@ func seqText(h *record.Header) string {
 // completeSatisfied answers every purgatory entry whose partitions are all
 // covered by their high watermark.
 func (b *Broker) completeSatisfied(env Env) {
-	for _, id := range sortedPending(b.pending) {
-		p := b.pending[id]
-		done := true
-		for i, res := range p.results {
-			if p.waitFor[i] < 0 {
-				continue
-			}
-			r := b.replicas[res.TP]
-			if r == nil || !r.IsLeader {
-				p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
-				p.waitFor[i] = -1
-				continue
-			}
-			if r.Log.HighWatermark() < p.waitFor[i] {
-				done = false
-				break
-			}
-			if len(r.ISR) < b.cfg.MinInsync {
-				p.results[i].Error = kerr.NotEnoughReplicasAfterAppend
-			}
-			p.waitFor[i] = -1
-		}
-		if done {
-			delete(b.pending, id)
-			b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
-		}
+	if len(b.pendingOrder) == 0 {
+		return
 	}
+	// Answers are sent in request order; answering may add nothing here.
+	waiting := b.pendingOrder[:0]
+	for _, id := range b.pendingOrder {
+		p, ok := b.pending[id]
+		if !ok {
+			continue
+		}
+		if !b.settle(p) {
+			waiting = append(waiting, id)
+			continue
+		}
+		delete(b.pending, id)
+		b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
+	}
+	b.pendingOrder = waiting
 }
 
-func sortedPending(m map[int]*pendingProduce) []int {
-	ids := make([]int, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
+// settle decides the partitions whose high watermark now covers their
+// batch (or whose leadership moved) and reports whether all are decided.
+func (b *Broker) settle(p *pendingProduce) bool {
+	for i, res := range p.results {
+		if p.waitFor[i] < 0 {
+			continue
+		}
+		r := b.replicas.get(res.TP)
+		if r == nil || !r.IsLeader {
+			p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
+			p.waitFor[i] = -1
+			continue
+		}
+		if r.Log.HighWatermark() < p.waitFor[i] {
+			return false
+		}
+		if len(r.ISR) < b.cfg.MinInsync {
+			p.results[i].Error = kerr.NotEnoughReplicasAfterAppend
+		}
+		p.waitFor[i] = -1
 	}
-	slices.Sort(ids)
-	return ids
+	return true
 }
 
 // OnProduceTimeout answers a purgatory entry whose request timeout passed
@@ -189,6 +196,7 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 		return false
 	}
 	delete(b.pending, request)
+	b.pendingOrder = slices.DeleteFunc(b.pendingOrder, func(id int) bool { return id == request })
 	for i := range p.results {
 		if p.waitFor[i] >= 0 {
 			p.results[i].Error = kerr.RequestTimedOut
@@ -205,7 +213,7 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 // failPending answers waiting requests for tp with NOT_LEADER_OR_FOLLOWER
 // (leadership moved away).
 func (b *Broker) failPending(tp msg.TP, env Env) {
-	for _, id := range sortedPending(b.pending) {
+	for _, id := range b.pendingOrder {
 		p := b.pending[id]
 		for i, res := range p.results {
 			if res.TP == tp && p.waitFor[i] >= 0 {

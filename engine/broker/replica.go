@@ -46,7 +46,7 @@ func (r *Replica) InISR(id int) bool { return slices.Contains(r.ISR, id) }
 // Followers are assumed caught up to nothing yet: they report on their
 // next fetch.
 func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env Env) {
-	r := b.replicas[tp]
+	r := b.replicas.get(tp)
 	r.IsLeader, r.Leader, r.LeaderEpoch = true, b.ID, epoch
 	r.Replicas, r.ISR = slices.Clone(replicas), slices.Clone(isr)
 	r.fetching = false
@@ -65,7 +65,7 @@ func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env E
 // truncated (Kafka finds that point with OffsetsForLeaderEpoch; comparing
 // the batches gives the same answer here). It returns the truncated offsets.
 func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []int, leaderLog *partition.Log, env Env) (from, to int64) {
-	r := b.replicas[tp]
+	r := b.replicas.get(tp)
 	wasLeader := r.IsLeader
 	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
 	r.followers = map[int]*follower{}
@@ -149,7 +149,7 @@ func sortedFollowers(r *Replica) []int {
 func (b *Broker) CheckISR(env Env) bool {
 	did := false
 	for _, tp := range b.order {
-		r := b.replicas[tp]
+		r := b.replicas.get(tp)
 		if !r.IsLeader {
 			continue
 		}
@@ -180,7 +180,7 @@ func (b *Broker) CheckISR(env Env) bool {
 
 // SetISR applies an ISR decided by the controller (a broker fenced or back).
 func (b *Broker) SetISR(tp msg.TP, isr []int, env Env) {
-	r := b.replicas[tp]
+	r := b.replicas.get(tp)
 	r.ISR = slices.Clone(isr)
 	if r.IsLeader {
 		b.maybeAdvanceHW(r, env)

@@ -69,8 +69,8 @@ type Batch struct {
 	Count       int32
 	FirstSerial int64 // the producer's running record number of the first record
 	Key         []byte
-	Values      [][]byte
-	Explicit    bool // the application chose the values (value=...)
+	Value       []byte // every record's value when the application chose one
+	Explicit    bool   // the application chose the value (value=...); else "<producer>-<serial>"
 	CreatedMs   int64
 	Timestamp   int64
 	PID         int64
@@ -85,6 +85,14 @@ type Batch struct {
 	ErrText     string
 	Bytes       []byte // the bytes of the last send
 	seqReset    bool
+}
+
+// RecordValue is the value of the batch's i-th record.
+func (b *Batch) RecordValue(producer string, i int32) []byte {
+	if b.Explicit {
+		return b.Value
+	}
+	return strconv.AppendInt(append([]byte(producer), '-'), b.FirstSerial+int64(i), 10)
 }
 
 // LastSeq is the sequence of the batch's last record.
@@ -129,7 +137,6 @@ type Producer struct {
 	parts       map[msg.TP]*partitionState
 	order       []msg.TP
 	batches     []*Batch
-	byID        map[int]*Batch
 	requests    map[int]*request
 	inflight    map[int]int   // requests in flight per broker connection
 	conn        map[int]int   // current connection number per broker
@@ -140,6 +147,8 @@ type Producer struct {
 	serial      int64
 	fatal       string
 	enc         record.Encoder
+	recs        []record.Record // scratch for encoding
+	vals        []byte          // scratch for default values
 }
 
 // New resolves the configuration and creates the producer. Warnings are
@@ -157,7 +166,7 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 	}
 	p := &Producer{
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
-		parts: map[msg.TP]*partitionState{}, byID: map[int]*Batch{}, requests: map[int]*request{},
+		parts: map[msg.TP]*partitionState{}, requests: map[int]*request{},
 		inflight: map[int]int{}, conn: map[int]int{}, sentOrder: map[int][]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
 	}
 	if cfg.Idempotent {
@@ -179,7 +188,12 @@ func (p *Producer) Fatal() string { return p.fatal }
 func (p *Producer) Batches() []*Batch { return p.batches }
 
 // Batch finds a batch by id.
-func (p *Producer) Batch(id int) *Batch { return p.byID[id] }
+func (p *Producer) Batch(id int) *Batch {
+	if id < 1 || id > len(p.batches) {
+		return nil
+	}
+	return p.batches[id-1] // ids are handed out in order from 1
+}
 
 // ModeName is "idempotent", "plain" or "transactional".
 func (p *Producer) ModeName() string {
@@ -221,16 +235,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
 		State: Queued, BaseOffset: -1, ReadyAt: env.Now(), Explicit: hasValue,
 	}
-	for i := range count {
-		v := value
-		if !hasValue {
-			v = strconv.AppendInt(append([]byte(p.name), '-'), p.serial+int64(i), 10)
-		}
-		b.Values = append(b.Values, v)
+	if hasValue {
+		b.Value = value
 	}
 	p.serial += int64(count)
 	p.batches = append(p.batches, b)
-	p.byID[b.ID] = b
 	ps := p.part(tp)
 	ps.queue = append(ps.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)

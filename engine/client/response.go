@@ -214,7 +214,7 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 		p.Disconnect(req.broker, env)
 		return true
 	case DeliveryDeadline:
-		b := p.byID[ref]
+		b := p.Batch(ref)
 		if b == nil || b.done() {
 			return false
 		}
@@ -265,7 +265,7 @@ func (p *Producer) TimerLive(kind TimerKind, ref int) bool {
 		_, ok := p.requests[ref]
 		return ok
 	case DeliveryDeadline:
-		b := p.byID[ref]
+		b := p.Batch(ref)
 		return b != nil && !b.done()
 	}
 	return false

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/msg"
@@ -181,10 +182,22 @@ func (p *Producer) encode(b *Batch) []byte {
 	if p.cfg.TransactionalID != "" {
 		rb.Attributes = record.TransactionalFlag
 	}
-	for i, v := range b.Values {
-		rb.Records = append(rb.Records, record.Record{OffsetDelta: int32(i), Key: b.Key, Value: v})
+	rb.Records = p.recs[:0]
+	// Default values are written into one scratch buffer sized up front, so
+	// the slices taken from it stay valid while the batch is encoded.
+	vals := slices.Grow(p.vals[:0], int(b.Count)*(len(p.name)+21))
+	for i := range b.Count {
+		v := b.Value
+		if !b.Explicit {
+			start := len(vals)
+			vals = strconv.AppendInt(append(append(vals, p.name...), '-'), b.FirstSerial+int64(i), 10)
+			v = vals[start:len(vals):len(vals)]
+		}
+		rb.Records = append(rb.Records, record.Record{OffsetDelta: i, Key: b.Key, Value: v})
 	}
-	out, err := p.enc.Append(make([]byte, 0, record.HeaderSize+len(rb.Records)*(24+len(b.Key)+len(b.Values[0]))), &rb)
+	p.vals = vals[:0]
+	p.recs = rb.Records[:0]
+	out, err := p.enc.Append(make([]byte, 0, record.HeaderSize+int(b.Count)*(24+len(b.Key)+len(p.name))), &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}

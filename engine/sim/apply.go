@@ -162,7 +162,7 @@ func (w *World) createProducer(c *script.Producer) error {
 	for _, kv := range c.Config {
 		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
 	}
-	s := &producerSlot{mode: modeOf(c.Mode), txnID: c.TxnID, config: settings}
+	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode), txnID: c.TxnID, config: settings}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
 	} else {
@@ -177,7 +177,8 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	if s.p != nil {
 		next = s.p.NextSerial()
 	}
-	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, producerEnv{w, name, s.life})
+	s.env = &producerEnv{w, s, s.life}
+	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, s.env)
 	if err != nil {
 		s.removed = true
 		if w.tracing() {
@@ -244,7 +245,11 @@ func (w *World) applySend(c *script.Send) error {
 	if c.HasKey {
 		key = []byte(c.Key)
 	}
-	s.p.Send(tp, int32(c.Count), key, []byte(c.Value), c.HasValue, producerEnv{w, c.Producer, s.life})
+	var value []byte
+	if c.HasValue {
+		value = []byte(c.Value)
+	}
+	s.p.Send(tp, int32(c.Count), key, value, c.HasValue, s.env)
 	return nil
 }
 

@@ -24,37 +24,29 @@ type Anomaly struct {
 	Text      string
 }
 
-// source says which producer records a sent batch holds. A record's
-// identity is its producer's serial number, or, when the application
-// chose the value (value=...), that value: the same business event sent
-// twice — even by a restarted producer with a new id — is a duplicate.
+// source says which records a sent batch holds. A record's identity is its
+// producer's serial number or, when the application chose the value
+// (value=...), that value: the same business event sent twice — even by a
+// restarted producer with a new id — is a duplicate. Producers and values
+// are numbered, so identities hash without strings.
 type source struct {
-	producer    string
-	who         int32 // the producer's number in the checker (cheaper to hash than its name)
 	firstSerial int64
-	value       string
-	explicit    bool
+	who         int32 // producer number
+	value       int32 // value number for an application-chosen value, else -1
 }
 
 // identity is what makes a record the same record.
 type identity struct {
-	who   int32  // -1 for an application-chosen value
-	value string // that value
-	n     int64  // the serial, or the index within the batch for a value
+	who   int32 // -1 for an application-chosen value
+	value int32
+	n     int64 // the serial, or the index within the batch for a value
 }
 
 func (s source) identity(i int64) identity {
-	if s.explicit {
+	if s.value >= 0 {
 		return identity{who: -1, value: s.value, n: i}
 	}
-	return identity{who: s.who, n: s.firstSerial + i}
-}
-
-func (s source) describe(i int64) string {
-	if s.explicit {
-		return fmt.Sprintf("value %q #%d", s.value, i)
-	}
-	return fmt.Sprintf("%s serial %d", s.producer, s.firstSerial+i)
+	return identity{who: s.who, value: -1, n: s.firstSerial + i}
 }
 
 // batchKey identifies a batch's content: a retry of the same batch has the
@@ -75,18 +67,18 @@ func keyOf(data []byte) (batchKey, bool) {
 }
 
 type ackRec struct {
-	tp     msg.TP
-	src    source
-	count  int64
-	offset int64
-	lost   bool
+	src       source
+	offset    int64
+	count     int32
+	partition int32
+	lost      bool
 }
 
 type partCheck struct {
 	log       *partition.Log
 	scanned   int
 	at        map[identity]int64
-	maxSerial map[string]int64
+	maxSerial map[int32]int64
 }
 
 // checker watches every leader log after every step for duplicates,
@@ -94,63 +86,99 @@ type partCheck struct {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
-	who       map[string]int32 // producer names to small numbers
+	names     []string         // producer numbers to names
+	who       map[string]int32 // and back
+	lastName  string           // the last name looked up, which is usually the next
+	lastWho   int32
+	values    []string
+	valueNums map[string]int32
 	sources   map[batchKey]source
-	parts     map[msg.TP]*partCheck
-	acks      []ackRec
+	parts     []*partCheck // by partition number (the world has one topic)
+	acks      chunks[ackRec]
+	fresh     []int        // acks not checked yet
+	rescan    map[int]bool // partitions whose leader changed: check the whole log again
 	reported  map[string]bool
 	anomalies []Anomaly
-	rescan    map[msg.TP]bool // the leader changed: check the whole log again
-	fresh     []int           // acks not checked yet
 }
 
 func newChecker() *checker {
-	return &checker{who: map[string]int32{}, sources: map[batchKey]source{}, parts: map[msg.TP]*partCheck{}, reported: map[string]bool{}, rescan: map[msg.TP]bool{}}
+	return &checker{who: map[string]int32{}, valueNums: map[string]int32{}, sources: map[batchKey]source{},
+		reported: map[string]bool{}, rescan: map[int]bool{}}
 }
 
-func (c *checker) noteSent(req msg.ProduceRequest, sourceOf func(batchID int) (source, bool)) {
-	for _, b := range req.Batches {
-		k, ok := keyOf(b.Data)
-		s, known := sourceOf(b.BatchID)
-		if ok && known {
-			c.sources[k] = s
+func (c *checker) sourceOf(producer string, b *client.Batch) source {
+	who, ok := c.lastWho, c.lastName == producer
+	if !ok {
+		if who, ok = c.who[producer]; !ok {
+			who = int32(len(c.names))
+			c.who[producer] = who
+			c.names = append(c.names, producer)
 		}
+		c.lastName, c.lastWho = producer, who
+	}
+	s := source{firstSerial: b.FirstSerial, who: who, value: -1}
+	if b.Explicit {
+		v, ok := c.valueNums[string(b.Value)]
+		if !ok {
+			v = int32(len(c.values))
+			c.valueNums[string(b.Value)] = v
+			c.values = append(c.values, string(b.Value))
+		}
+		s.value = v
+	}
+	return s
+}
+
+func (c *checker) describe(s source, i int64) string {
+	if s.value >= 0 {
+		return fmt.Sprintf("value %q #%d", c.values[s.value], i)
+	}
+	return fmt.Sprintf("%s serial %d", c.names[s.who], s.firstSerial+i)
+}
+
+// noteSent remembers which records a batch's bytes hold.
+func (c *checker) noteSent(data []byte, s source) {
+	if k, ok := keyOf(data); ok {
+		c.sources[k] = s
 	}
 }
 
-func (c *checker) leaderChanged(tp msg.TP) { c.rescan[tp] = true }
-
 // noteAck records a batch the producer was told is written.
 func (c *checker) noteAck(producer string, b *client.Batch) {
-	c.fresh = append(c.fresh, len(c.acks))
-	c.acks = append(c.acks, ackRec{tp: b.TP, src: c.sourceOf(producer, b), count: int64(b.Count), offset: b.BaseOffset})
+	c.fresh = append(c.fresh, c.acks.len())
+	c.acks.append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(b.TP.Partition)})
 }
+
+func (c *checker) leaderChanged(tp msg.TP) { c.rescan[tp.Partition] = true }
 
 // run scans what changed in this step.
 func (c *checker) run(w *World) {
-	for _, m := range w.parts {
+	for len(c.parts) < len(w.parts) {
+		c.parts = append(c.parts, nil)
+	}
+	for i, m := range w.parts {
 		log := w.leaderLog(m)
 		if log == nil {
 			continue
 		}
-		pc := c.parts[m.tp]
-		if pc == nil || pc.log != log || c.rescan[m.tp] {
-			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[string]int64{}}
-			c.parts[m.tp] = pc
+		pc := c.parts[i]
+		if pc == nil || pc.log != log || c.rescan[i] {
+			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[int32]int64{}}
+			c.parts[i] = pc
 		}
 		c.scan(w, m.tp, pc)
-		if c.rescan[m.tp] {
-			for i := range c.acks {
-				if c.acks[i].tp == m.tp {
-					c.checkAck(w, &c.acks[i], pc)
+		if c.rescan[i] {
+			for j := range c.acks.len() {
+				if a := c.acks.at(j); int(a.partition) == i {
+					c.checkAck(w, a, pc)
 				}
 			}
-			delete(c.rescan, m.tp)
+			delete(c.rescan, i)
 		}
 	}
 	for _, i := range c.fresh {
-		a := &c.acks[i]
-		if pc := c.parts[a.tp]; pc != nil {
+		a := c.acks.at(i)
+		if pc := c.parts[a.partition]; pc != nil {
 			c.checkAck(w, a, pc)
 		}
 	}
@@ -182,43 +210,31 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 			if prev, seen := pc.at[id]; seen {
 				dups = append(dups, prev, off)
 				dupSerials = append(dupSerials, src.firstSerial+i)
-				what = append(what, fmt.Sprintf("%s at %d and %d", src.describe(i), prev, off))
+				what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
 				continue
 			}
 			pc.at[id] = off
-			if src.explicit {
+			if src.value >= 0 {
 				continue
 			}
 			serial := src.firstSerial + i
-			if max, ok := pc.maxSerial[src.producer]; ok && serial < max {
+			if max, ok := pc.maxSerial[src.who]; ok && serial < max {
 				reordered = true
 			}
-			pc.maxSerial[src.producer] = max(pc.maxSerial[src.producer], serial)
+			pc.maxSerial[src.who] = max(pc.maxSerial[src.who], serial)
 		}
+		producer := c.names[src.who]
 		if len(dups) > 0 {
-			c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: src.producer, Offsets: dups, Serials: dupSerials,
+			c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
 				Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
 		}
 		if reordered {
-			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: src.producer,
+			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
 				Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial},
-				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, src.producer, src.firstSerial, b.Header.BaseOffset)})
+				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
 		}
 	}
 	pc.scanned = len(batches)
-}
-
-func (c *checker) sourceOf(producer string, b *client.Batch) source {
-	who, ok := c.who[producer]
-	if !ok {
-		who = int32(len(c.who))
-		c.who[producer] = who
-	}
-	s := source{producer: producer, who: who, firstSerial: b.FirstSerial, explicit: b.Explicit}
-	if b.Explicit && len(b.Values) > 0 {
-		s.value = string(b.Values[0])
-	}
-	return s
 }
 
 // checkAck reports an acknowledged batch whose records the leader's log
@@ -227,22 +243,22 @@ func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
 	if a.lost {
 		return
 	}
-	present := true
-	for i := int64(0); i < a.count; i++ {
+	for i := int64(0); i < int64(a.count); i++ {
 		if _, ok := pc.at[a.src.identity(i)]; !ok {
-			present = false
+			a.lost = true
 			break
 		}
 	}
-	if present {
+	if !a.lost {
 		return
 	}
-	a.lost = true
-	serials := []int64{a.src.firstSerial, a.src.firstSerial + a.count - 1}
-	c.report(w, Anomaly{Name: "lost", Partition: a.tp.String(), Producer: a.src.producer,
-		Offsets: []int64{a.offset, a.offset + a.count - 1}, Serials: serials,
+	tp := w.parts[a.partition].tp
+	producer := c.names[a.src.who]
+	last := int64(a.count) - 1
+	c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: producer,
+		Offsets: []int64{a.offset, a.offset + last}, Serials: []int64{a.src.firstSerial, a.src.firstSerial + last},
 		Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
-			a.tp, a.src.producer, serials[0], serials[1], a.offset, a.offset+a.count-1)})
+			tp, producer, a.src.firstSerial, a.src.firstSerial+last, a.offset, a.offset+last)})
 }
 
 func (c *checker) report(w *World, a Anomaly) {

@@ -14,7 +14,7 @@ import (
 // elect makes newLeader lead m at the next leader epoch; every other live
 // replica follows it and truncates what the new leader does not have.
 func (w *World) elect(m *partMeta, newLeader int, isr []int, why string) {
-	env := brokerEnv{w}
+	env := w.benv
 	old := m.leader
 	m.leader, m.isr = newLeader, slices.Clone(isr)
 	m.epoch++
@@ -123,7 +123,7 @@ func (w *World) kill(id int) error {
 func (w *World) disconnectClients(id int) {
 	for _, name := range w.prodOrder {
 		if s := w.producers[name]; !s.removed && !s.paused {
-			s.p.Disconnect(id, producerEnv{w, name, s.life})
+			s.p.Disconnect(id, s.env)
 		}
 	}
 }
@@ -166,7 +166,7 @@ func (w *World) dropFromISR(m *partMeta, id int) {
 	}
 	m.isr = slices.DeleteFunc(m.isr, func(x int) bool { return x == id })
 	if m.leader > 0 && w.brokers[m.leader-1].Alive() {
-		w.brokers[m.leader-1].SetISR(m.tp, m.isr, brokerEnv{w})
+		w.brokers[m.leader-1].SetISR(m.tp, m.isr, w.benv)
 	}
 	if w.tracing() {
 		w.emit(trace.New("isr.shrink", fmt.Sprintf("the controller removes broker %d from the ISR of %s; ISR now %v", id, m.tp, m.isr)).
@@ -197,7 +197,7 @@ func (w *World) restart(id int, clean bool) error {
 		w.emit(trace.New("broker.restart", fmt.Sprintf("broker %d %s", id, how)).
 			With("broker", trace.Int(int64(id))).With("clean", trace.Bool(clean)))
 	}
-	if err := b.Start(clean, brokerEnv{w}); err != nil {
+	if err := b.Start(clean, w.benv); err != nil {
 		return err
 	}
 	for _, m := range w.parts {
@@ -210,7 +210,7 @@ func (w *World) restart(id int, clean bool) error {
 }
 
 func (w *World) rejoin(m *partMeta, id int) {
-	env := brokerEnv{w}
+	env := w.benv
 	others := slices.DeleteFunc(liveOf(w, m.isr), func(x int) bool { return x == id })
 	switch {
 	case m.leader == id && len(others) > 0:

@@ -11,7 +11,7 @@ import (
 // producerEnv is the world as one producer incarnation sees it.
 type producerEnv struct {
 	w    *World
-	name string
+	s    *producerSlot
 	life int
 }
 
@@ -21,7 +21,7 @@ func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool       { return e.w.tracing() }
 func (e producerEnv) Delivered(b *client.Batch) {
 	if b.BaseOffset >= 0 {
-		e.w.check.noteAck(e.name, b)
+		e.w.check.noteAck(e.s.name, b)
 	}
 }
 
@@ -45,15 +45,22 @@ func (e producerEnv) Bootstrap() (int, bool) {
 }
 
 func (e producerEnv) Send(to, conn int, body msg.Body) int {
-	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), conn, 0, body)
+	if req, ok := body.(msg.ProduceRequest); ok {
+		for _, pb := range req.Batches {
+			if b := e.s.p.Batch(pb.BatchID); b != nil {
+				e.w.check.noteSent(pb.Data, e.w.check.sourceOf(e.s.name, b))
+			}
+		}
+	}
+	return e.w.send(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), conn, 0, body)
 }
 
 func (e producerEnv) Wake(at int64) {
-	e.w.schedule(item{due: at, kind: itemWake, producer: e.name, life: e.life})
+	e.w.schedule(item{due: at, kind: itemWake, slot: e.s, life: e.life})
 }
 
 func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
-	e.w.schedule(item{due: at, kind: itemProducerTimer, producer: e.name, life: e.life, timer: kind, ref: ref})
+	e.w.schedule(item{due: at, kind: itemProducerTimer, slot: e.s, life: e.life, timer: kind, ref: ref})
 }
 
 // brokerEnv is the world as the brokers see it.
@@ -99,23 +106,17 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	w.nextMsgID++
 	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, Conn: conn, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
-	w.flights[f.m.ID] = f
 	if _, ok := body.(msg.ProduceResponse); ok {
 		defer delete(w.requests, replyTo) // its faults have had their chance
 	}
 	if req, ok := body.(msg.ProduceRequest); ok {
 		w.requests[f.m.ID] = req
-		if s := w.producers[from.Client]; s != nil && s.p != nil {
-			w.check.noteSent(req, func(id int) (source, bool) {
-				if b := s.p.Batch(id); b != nil {
-					return w.check.sourceOf(from.Client, b), true
-				}
-				return source{}, false
-			})
-		}
+	}
+	if to.Client != "" {
+		f.to = w.producers[to.Client]
 	}
 	w.applyFaults(f)
-	w.schedule(item{due: f.due, kind: itemDeliver, msg: f.m.ID})
+	w.schedule(item{due: f.due, kind: itemDeliver, flight: f})
 	if w.tracing() {
 		verb := "sends"
 		if body.IsResponse() {

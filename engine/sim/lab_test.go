@@ -72,6 +72,7 @@ func mustLine(s string) script.Command {
 func runLab(t *testing.T, seed uint64, producerLine string, ops int) labResult {
 	rng := rand.New(rand.NewPCG(seed, 0x1ab))
 	w := New(seed)
+	w.SetTracing(false) // the checker does not need the events
 	for _, c := range labSchedule(rng, producerLine, ops) {
 		if _, err := w.Apply(c); err != nil {
 			t.Fatalf("seed %d: %s: %v", seed, script.Format(c), err)

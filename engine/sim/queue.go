@@ -18,16 +18,16 @@ const (
 // item is one due event. Items due at the same time run in the order they
 // were scheduled (seq), which keeps the world deterministic.
 type item struct {
-	due      int64
-	seq      uint64
-	kind     itemKind
-	msg      int // itemDeliver: message id
-	producer string
-	life     int // producer incarnation the item belongs to
-	timer    client.TimerKind
-	ref      int // timer reference, purgatory request id
-	broker   int
-	tp       msg.TP
+	due    int64
+	seq    uint64
+	kind   itemKind
+	flight *flight       // itemDeliver: the message
+	slot   *producerSlot // itemWake, itemProducerTimer: the producer
+	life   int           // producer incarnation the item belongs to
+	timer  client.TimerKind
+	ref    int // timer reference, purgatory request id
+	broker int
+	tp     msg.TP
 }
 
 // itemHeap is a binary min-heap of items by (due, seq), kept as values so

@@ -27,15 +27,16 @@ type action struct {
 
 func (w *World) record(a action) {
 	a.after = w.steps
-	if n := len(w.actions); a.kind == actStep && n > 0 && w.actions[n-1].kind == actStep {
-		w.actions[n-1].at++ // consecutive steps share one entry
-		w.actions[n-1].after = a.after
+	if n := w.actions.len(); a.kind == actStep && n > 0 && w.actions.at(n-1).kind == actStep {
+		last := w.actions.at(n - 1)
+		last.at++ // consecutive steps share one entry
+		last.after = a.after
 		return
 	}
 	if a.kind == actStep {
 		a.at = 1
 	}
-	w.actions = append(w.actions, a)
+	w.actions.append(a)
 }
 
 // Rewind returns a new world that has replayed this world's history up to
@@ -48,9 +49,9 @@ func (w *World) Rewind(step int) (*World, error) {
 		return nil, fmt.Errorf("no step %d: the world is at step %d", step, w.steps)
 	}
 	r := New(w.seed)
-	r.actions = make([]action, 0, len(w.actions))
 	r.quiet = true // the events are known already: share them instead of rebuilding
-	for _, a := range w.actions {
+	for i := range w.actions.len() {
+		a := *w.actions.at(i)
 		if a.after > step {
 			if a.kind == actStep {
 				// Part of a run of steps: take the ones up to step.

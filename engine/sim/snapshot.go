@@ -158,7 +158,7 @@ func (w *World) Snapshot() *Snapshot {
 		if it.kind != itemDeliver {
 			continue
 		}
-		f := w.flights[it.msg]
+		f := it.flight
 		s.InFlight = append(s.InFlight, MessageView{ID: f.m.ID, API: f.m.Body.Name(), Response: f.m.Body.IsResponse(),
 			From: f.m.From.String(), To: f.m.To.String(), SentMs: f.m.SentMs, DueMs: f.due, Lost: f.lost, Delayed: f.delayed, Summary: summarize(&f.m)})
 	}

@@ -59,11 +59,11 @@ func (w *World) finishStep() []trace.Event {
 
 // pausedOwner returns the paused producer an item is for, if any.
 func (w *World) pausedOwner(it *item) *producerSlot {
-	name := it.producer
+	s := it.slot
 	if it.kind == itemDeliver {
-		name = w.flights[it.msg].m.To.Client
+		s = it.flight.to
 	}
-	if s := w.producers[name]; name != "" && s != nil && s.paused {
+	if s != nil && s.paused {
 		return s
 	}
 	return nil
@@ -74,8 +74,8 @@ func (w *World) pausedOwner(it *item) *producerSlot {
 func (w *World) live(it *item) bool {
 	switch it.kind {
 	case itemWake, itemProducerTimer:
-		s := w.producers[it.producer]
-		if s == nil || s.life != it.life || s.removed {
+		s := it.slot
+		if s.life != it.life || s.removed {
 			return false
 		}
 		if it.kind == itemProducerTimer {
@@ -102,7 +102,7 @@ func (w *World) runPeriodic(limit int64) bool {
 		}
 		w.now = max(w.now, next)
 		did := false
-		env := brokerEnv{w}
+		env := w.benv
 		if next == w.nextISR {
 			w.nextISR += ISRCheckMs
 			for _, b := range w.brokers {
@@ -130,14 +130,14 @@ func (w *World) perform(it *item) bool {
 	case itemDeliver:
 		return w.deliver(it)
 	case itemWake, itemProducerTimer:
-		s := w.producers[it.producer]
-		env := producerEnv{w, it.producer, s.life}
+		s := it.slot
+		env := s.env
 		if it.kind == itemWake {
 			return s.p.RunSender(env)
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
 	case itemProduceTimer:
-		return w.broker(it.broker).OnProduceTimeout(it.ref, brokerEnv{w})
+		return w.broker(it.broker).OnProduceTimeout(it.ref, w.benv)
 	case itemFence:
 		w.fence(it.broker)
 		return true
@@ -147,9 +147,8 @@ func (w *World) perform(it *item) bool {
 
 // deliver hands a message to its receiver (or loses it, as a fault said).
 func (w *World) deliver(it *item) bool {
-	f := w.flights[it.msg]
+	f := it.flight
 	m := &f.m
-	delete(w.flights, it.msg)
 	if f.lost {
 		if w.tracing() {
 			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, summarize(m))).
@@ -181,14 +180,14 @@ func (w *World) deliverToBroker(f *flight) bool {
 				With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
 		}
 		if s := w.producers[m.From.Client]; s != nil && !s.paused {
-			s.p.Disconnect(b.ID, producerEnv{w, m.From.Client, s.life})
+			s.p.Disconnect(b.ID, s.env)
 		}
 		return true
 	}
 	if w.tracing() {
 		w.emit(w.deliveredEvent(f, ""))
 	}
-	env := brokerEnv{w}
+	env := w.benv
 	switch body := m.Body.(type) {
 	case msg.ProduceRequest:
 		b.HandleProduce(m, body, env)
@@ -204,7 +203,7 @@ func (w *World) deliverToBroker(f *flight) bool {
 
 func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
-	s := w.producers[m.To.Client]
+	s := f.to
 	if s == nil || s.removed {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
@@ -214,7 +213,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	if w.tracing() {
 		w.emit(w.deliveredEvent(f, ""))
 	}
-	env := producerEnv{w, m.To.Client, s.life}
+	env := s.env
 	if !s.p.OnResponse(m, env) {
 		if w.tracing() {
 			w.pending = w.pending[:len(w.pending)-1] // not read after all: discarded

@@ -60,6 +60,8 @@ type partMeta struct {
 }
 
 type producerSlot struct {
+	name    string
+	env     *producerEnv // the current incarnation's view of the world
 	p       *client.Producer
 	life    int // incarnation: a restart makes a new one
 	paused  bool
@@ -76,6 +78,7 @@ type flight struct {
 	due     int64
 	lost    bool
 	delayed bool
+	to      *producerSlot // the receiving producer, if a producer receives it
 }
 
 // World is the whole simulated system. It is deterministic: the same seed
@@ -95,23 +98,24 @@ type World struct {
 	queue      itemHeap
 	seq        uint64
 	nextMsgID  int
-	flights    map[int]*flight
 	requests   map[int]msg.ProduceRequest // every produce request sent, by message id
 	faults     []*armedFault
 	nextFault  int
 	fenceAt    map[int]int64
 	pending    []trace.Event
 	trace      []trace.Event
-	actions    []action
+	actions    chunks[action]
 	check      *checker
 	nextExpiry int64
 	nextISR    int64
-	quiet      bool // replaying: build no events (the trace is copied)
+	quiet      bool       // replaying: build no events (the trace is copied)
+	benv       *brokerEnv // the brokers' view of the world
 }
 
 // New creates a world with the default cluster.
 func New(seed uint64) *World {
 	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	w.benv = &brokerEnv{w}
 	w.reset(DefaultCluster())
 	return w
 }
@@ -123,7 +127,6 @@ func (w *World) reset(c ClusterConfig) {
 	w.parts = nil
 	w.producers = map[string]*producerSlot{}
 	w.prodOrder = nil
-	w.flights = map[int]*flight{}
 	w.requests = map[int]msg.ProduceRequest{}
 	w.fenceAt = map[int]int64{}
 	w.check = newChecker()
@@ -145,7 +148,7 @@ func (w *World) reset(c ClusterConfig) {
 			w.brokers[id-1].AddReplica(tp, pcfg)
 		}
 	}
-	env := brokerEnv{w}
+	env := w.benv
 	for _, m := range w.parts {
 		w.brokers[m.leader-1].BecomeLeader(m.tp, m.epoch, m.replicas, m.isr, env)
 		for _, id := range m.replicas[1:] {

@@ -100,3 +100,24 @@ func TestFork(t *testing.T) {
 		t.Fatalf("the fork did not take its own course")
 	}
 }
+
+// Switching the trace off changes nothing but the events: the state, the
+// steps and the anomalies are the same.
+func TestTracingDoesNotChangeBehaviour(t *testing.T) {
+	for _, path := range allScripts(t) {
+		_, traced := transcript(t, path, 1)
+		src := mustRead(t, path)
+		cmds, _ := script.Parse(path, src)
+		quiet := New(1)
+		quiet.SetTracing(false)
+		for _, c := range cmds {
+			quiet.Apply(c)
+		}
+		if len(quiet.Trace()) != 0 {
+			t.Fatalf("%s: events built with tracing off", path)
+		}
+		if a, b := traced.Snapshot().StateJSON(), quiet.Snapshot().StateJSON(); !bytes.Equal(a, b) {
+			t.Fatalf("%s: state differs with tracing off\n%s\n%s", path, a, b)
+		}
+	}
+}
