@@ -1,0 +1,101 @@
+// Package lesson defines what a lesson is — chapters of steps, each with
+// narration, commands in the command language, the panels to show and
+// expectations on the engine's state — and turns sources into lessons.
+//
+// A lesson never reaches into the engine: it sends commands and reads
+// snapshots, exactly as a user at the keyboard does.
+package lesson
+
+import (
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/script"
+)
+
+// Panel names a panel of the lesson screen.
+type Panel string
+
+// The panels a step can show or focus.
+const (
+	PanelBytes       Panel = "bytes"       // the current batch's header, byte by byte
+	PanelProducer    Panel = "producer"    // each producer: pid, epoch, sequences, batches in flight
+	PanelNetwork     Panel = "network"     // messages on the wire
+	PanelPartition   Panel = "partition"   // the leader's log, high watermark, LSO, replicas
+	PanelWindow      Panel = "window"      // the leader's five remembered batches and the decision tree
+	PanelCoordinator Panel = "coordinator" // transaction coordinator state
+	PanelConsumers   Panel = "consumers"   // read_committed and read_uncommitted side by side
+	PanelTimeline    Panel = "timeline"    // the event trace
+	PanelAnomalies   Panel = "anomalies"   // what the checker found
+)
+
+// Panels lists every panel in display order.
+func Panels() []Panel {
+	return []Panel{PanelBytes, PanelWindow, PanelProducer, PanelNetwork, PanelPartition,
+		PanelCoordinator, PanelConsumers, PanelTimeline, PanelAnomalies}
+}
+
+// Lesson is one chapter.
+type Lesson struct {
+	Number  int
+	Title   string
+	Summary string
+	File    string // where it was read from, for errors
+	Steps   []Step
+}
+
+// Step is one screen of a lesson: narration, then commands the engine
+// performs when the learner moves on.
+type Step struct {
+	Line      int    // source line of the step, for errors
+	Narration string // Markdown
+	Commands  []script.Command
+	Panels    []Panel // shown (empty: the lesson's default layout)
+	Focus     Panel   // focused ("" : the first shown)
+}
+
+// FromScript makes a lesson of a command-language script: each group of
+// commands becomes a step, narrated by the comment lines just above it. A
+// comment block at the top (before any command) is the lesson's summary;
+// its first line is the title. This lets any `eoslab play` script be
+// stepped through on the lesson screen.
+func FromScript(file string, src []byte) (Lesson, error) {
+	cmds, err := script.Parse(file, src)
+	if err != nil {
+		return Lesson{}, err
+	}
+	l := Lesson{File: file}
+	lines := strings.Split(string(src), "\n")
+	var comment []string
+	var step *Step
+	ci := 0
+	for i, line := range lines {
+		text := strings.TrimSpace(line)
+		switch {
+		case text == "":
+			if l.Summary == "" && len(comment) > 0 && len(l.Steps) == 0 && step == nil {
+				l.Summary = strings.Join(comment, "\n")
+				comment = nil
+			}
+			step = nil
+		case strings.HasPrefix(text, "#"):
+			comment = append(comment, strings.TrimSpace(strings.TrimPrefix(text, "#")))
+			step = nil
+		default:
+			if step == nil || len(comment) > 0 {
+				l.Steps = append(l.Steps, Step{Line: i + 1, Narration: strings.Join(comment, "\n")})
+				step = &l.Steps[len(l.Steps)-1]
+				comment = nil
+			}
+			for ci < len(cmds) && cmds[ci].Position().Line == i+1 {
+				step.Commands = append(step.Commands, cmds[ci])
+				ci++
+			}
+		}
+	}
+	if l.Summary == "" && len(l.Steps) > 0 {
+		l.Summary = l.Steps[0].Narration
+	}
+	l.Title, _, _ = strings.Cut(l.Summary, "\n")
+	l.Title = strings.TrimSuffix(l.Title, ":")
+	return l, nil
+}
