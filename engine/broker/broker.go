@@ -23,9 +23,11 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/engine/txn"
 )
 
 // PIDBlockSize is how many producer ids the controller hands a broker at once.
@@ -49,6 +51,24 @@ type Env interface {
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader
 	AlterISR(tp msg.TP, leaderEpoch int32, isr []int) // the leader asks the controller to change the ISR
 	Tracing() bool                                    // whether events are wanted; when not, none are built
+
+	// Transactions.
+	TransactionVersion() int                               // the cluster's transaction.version (1 or 2)
+	CoordinatorFor(txnID string) (broker int, epoch int32) // who coordinates txnID, and its coordinator epoch
+	LoadTxn(txnID string) (txn.Metadata, bool)             // the newest record in __transaction_state
+	PersistTxn(md txn.Metadata)                            // write a record to __transaction_state
+	LeaderOf(tp msg.TP) (int, bool)                        // a partition's leader (a group's coordinator for __consumer_offsets)
+	Request(from, to int, body msg.Body) int               // a broker-to-broker request (markers)
+	CoordinatorTimer(at int64, broker int, txnID string)   // wake the coordinator for txnID at time at
+	JoinTransaction(txnID string, pid int64, epoch int16, tp msg.TP, add bool) kerr.Code
+	Groups() map[string]*GroupOffsets // consumer groups' offsets (the contents of __consumer_offsets)
+}
+
+// GroupOffsets is a consumer group's committed offsets, and offsets
+// written inside transactions that are not decided yet.
+type GroupOffsets struct {
+	Committed map[msg.TP]int64
+	Pending   map[int64][]msg.Offset // by producer id
 }
 
 // Broker is one Kafka broker.
@@ -61,13 +81,14 @@ type Broker struct {
 	pending      map[int]*pendingProduce // by request id
 	pendingOrder []int                   // their ids in arrival order
 	conns        map[connKey]*clientConn
+	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
 }
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}, txns: map[string]*txnState{}}
 }
 
 // Alive reports whether the broker process runs.
@@ -100,7 +121,18 @@ func (b *Broker) ev(kind trace.Kind, text string) trace.Event {
 // HandleInitProducerID answers an idempotent producer with the next id of
 // this broker's block, fetching a new block from the controller when the
 // current one is used up. The epoch is 0.
-func (b *Broker) HandleInitProducerID(m *msg.Message, env Env) {
+func (b *Broker) HandleInitProducerID(m *msg.Message, req msg.InitProducerIDRequest, env Env) {
+	if req.TransactionalID != "" {
+		b.initTransactional(m, req, env)
+		return
+	}
+	b.arrive(m)
+	b.answer(m.From, m.Conn, m.ID, msg.InitProducerIDResponse{ProducerID: b.nextPID(env), Epoch: 0}, env)
+}
+
+// nextPID hands out the next id of this broker's block, fetching a new
+// block from the controller when the current one is used up.
+func (b *Broker) nextPID(env Env) int64 {
 	if b.pidNext == b.pidEnd {
 		start := env.AllocatePIDBlock(b.ID)
 		b.pidNext, b.pidEnd = start, start+PIDBlockSize
@@ -111,13 +143,13 @@ func (b *Broker) HandleInitProducerID(m *msg.Message, env Env) {
 	}
 	pid := b.pidNext
 	b.pidNext++
-	b.arrive(m)
-	b.answer(m.From, m.Conn, m.ID, msg.InitProducerIDResponse{ProducerID: pid, Epoch: 0}, env)
+	return pid
 }
 
 // Kill stops the broker: it answers nothing and forgets its purgatory.
 func (b *Broker) Kill() {
 	b.alive = false
+	clear(b.txns) // the coordinator's memory; __transaction_state keeps the truth
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)
@@ -130,6 +162,7 @@ func (b *Broker) Kill() {
 // producer state from its newest snapshot and the log after it. A clean
 // shutdown first writes a snapshot at the log end, as Kafka does.
 func (b *Broker) Start(clean bool, env Env) error {
+	clear(b.txns)
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)

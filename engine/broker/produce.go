@@ -33,7 +33,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 	}
 	wait := false
 	for _, pb := range req.Batches {
-		res, waitFor := b.produceOne(m, req.Acks, pb, env)
+		res, waitFor := b.produceOne(m, req.Acks, req.TransactionalID, pb, env)
 		p.results = append(p.results, res)
 		p.waitFor = append(p.waitFor, waitFor)
 		wait = wait || waitFor >= 0
@@ -50,7 +50,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
-func (b *Broker) produceOne(m *msg.Message, acks int16, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
+func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
 	res := msg.ProduceResult{TP: pb.TP, BaseOffset: -1, LogStartOffset: -1}
 	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
@@ -59,20 +59,15 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, pb msg.ProduceBatch, env
 		ar = partition.AppendResult{Error: kerr.InvalidRequiredAcks, BaseOffset: -1, Reason: fmt.Sprintf("acks=%d", acks)}
 	case r == nil || !r.IsLeader:
 		ar = partition.AppendResult{Error: kerr.NotLeaderOrFollower, BaseOffset: -1, Reason: fmt.Sprintf("broker %d does not lead %s", b.ID, pb.TP)}
-	case acks == -1 && len(r.ISR) < b.cfg.MinInsync:
-		ar = partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
-			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.cfg.MinInsync)}
 	default:
-		ar = r.Log.AppendAsLeader(pb.Data)
+		ar = b.appendChecked(r, acks, txnID, pb, env)
 	}
 	if env.Tracing() {
-		if env.Tracing() {
-			logEnd := int64(-1)
-			if r != nil {
-				logEnd = r.Log.LogEndOffset()
-			}
-			env.Emit(b.decisionEvent(m, pb, &ar, logEnd))
+		logEnd := int64(-1)
+		if r != nil {
+			logEnd = r.Log.LogEndOffset()
 		}
+		env.Emit(b.decisionEvent(m, pb, &ar, logEnd))
 	}
 	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
 	if r != nil {
@@ -229,4 +224,19 @@ func (b *Broker) failPending(tp msg.TP, env Env) {
 func (b *Broker) HasPending(request int) bool {
 	_, ok := b.pending[request]
 	return ok
+}
+
+// appendChecked runs the leader's checks that come before the log, in
+// Kafka's order — the transaction's first write verified with the
+// coordinator, then min.insync.replicas for acks=all — and appends.
+func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, pb msg.ProduceBatch, env Env) partition.AppendResult {
+	if code := b.joinCheck(txnID, pb.TP, pb.Data, env); code != kerr.None {
+		return partition.AppendResult{Error: code, BaseOffset: -1,
+			Reason: fmt.Sprintf("the transaction coordinator answers %s for this partition", code.Name())}
+	}
+	if acks == -1 && len(r.ISR) < b.cfg.MinInsync {
+		return partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
+			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.cfg.MinInsync)}
+	}
+	return r.Log.AppendAsLeader(pb.Data)
 }

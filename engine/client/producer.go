@@ -21,6 +21,11 @@ type Env interface {
 	Send(to, conn int, body msg.Body) int   // put a request in flight on a connection; returns its id
 	Wake(at int64)                          // run the sender at time at
 	Timer(at int64, kind TimerKind, ref int)
+	// Coordinator is the transaction coordinator of a transactional id
+	// (FindCoordinator), GroupCoordinator a consumer group's.
+	Coordinator(txnID string) (broker int, ok bool)
+	GroupCoordinator(group string) (broker int, ok bool)
+	TransactionVersion() int
 	// Delivered tells the application a batch was acknowledged (the send callback).
 	Delivered(b *Batch)
 	// Tracing reports whether events are wanted; when not, none are built.
@@ -122,6 +127,7 @@ type request struct {
 	id      int
 	broker  int
 	init    bool
+	txn     bool // a transactional request (AddPartitions, AddOffsets, TxnOffsetCommit, EndTxn)
 	batches []*Batch
 }
 
@@ -149,6 +155,7 @@ type Producer struct {
 	enc         record.Encoder
 	recs        []record.Record // scratch for encoding
 	vals        []byte          // scratch for default values
+	txn         *txnManager     // nil unless transactional
 }
 
 // New resolves the configuration and creates the producer. Warnings are
@@ -168,6 +175,9 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
 		parts: map[msg.TP]*partitionState{}, requests: map[int]*request{},
 		inflight: map[int]int{}, conn: map[int]int{}, sentOrder: map[int][]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
+	}
+	if cfg.TransactionalID != "" {
+		p.txn = &txnManager{state: Initializing, tv2: env.TransactionVersion() >= 2, added: map[msg.TP]bool{}}
 	}
 	if cfg.Idempotent {
 		env.Wake(env.Now())
@@ -229,6 +239,12 @@ func (p *Producer) part(tp msg.TP) *partitionState {
 // count records that the accumulator closes into one batch). Values
 // default to "<producer>-<serial>".
 func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool, env Env) *Batch {
+	if p.txn != nil {
+		if !p.canSendInTxn(env) {
+			return nil
+		}
+		p.noteTxnPartition(tp)
+	}
 	p.nextBatchID++
 	b := &Batch{
 		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,

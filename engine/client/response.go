@@ -34,6 +34,8 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	switch body := m.Body.(type) {
 	case msg.InitProducerIDResponse:
 		p.onInit(body, env)
+	case msg.AddPartitionsToTxnResponse, msg.AddOffsetsToTxnResponse, msg.TxnOffsetCommitResponse, msg.EndTxnResponse:
+		p.onTxnResponse(body, env)
 	case msg.ProduceResponse:
 		for _, b := range req.batches {
 			res := msg.ProduceResult{Error: kerr.UnknownServerError, BaseOffset: -1}
@@ -51,6 +53,14 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 
 func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 	p.initWaiting = false
+	if p.txn != nil && (r.Error == kerr.ProducerFenced || r.Error == kerr.InvalidProducerEpoch) {
+		p.fence(r.Error, env)
+		return
+	}
+	if p.txn != nil && (r.Error == kerr.InvalidTransactionTimeout || r.Error == kerr.TransactionalIDAuthorizationFailed) {
+		p.setFatal(r.Error, env)
+		return
+	}
 	if r.Error != kerr.None {
 		p.initAt = env.Now() + p.cfg.RetryBackoffMs
 		if env.Tracing() {
@@ -60,6 +70,9 @@ func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 		return
 	}
 	p.pid, p.epoch = r.ProducerID, r.Epoch
+	if p.txn != nil {
+		p.txn.state = Ready
+	}
 	if env.Tracing() {
 		env.Emit(p.ev("producer.pid", fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)).
 			With("producer_id", trace.Int(r.ProducerID)).With("producer_epoch", trace.Int(int64(r.Epoch))))
@@ -79,6 +92,9 @@ func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 		p.reenqueue(b, r.Error, r.Reason, env)
 	default:
 		p.fail(b, Failed, r.Error, r.Reason, true, env)
+		if p.txn != nil {
+			p.txnBatchFailed(r.Error, env)
+		}
 	}
 }
 
@@ -173,6 +189,9 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 			}
 		case code == kerr.ProducerFenced:
 			p.fatal = code.Name()
+		case p.txn != nil:
+			// A transactional producer does not bump locally: the transaction
+			// becomes abortable (txnBatchFailed) and the coordinator moves epochs.
 		case code == kerr.OutOfOrderSequenceNumber, code == kerr.InvalidProducerEpoch, brokerRejected:
 			p.requestBump(b.TP)
 		}
@@ -219,6 +238,9 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 			return false
 		}
 		p.fail(b, Expired, kerr.RequestTimedOut, "delivery timeout", false, env)
+		if p.txn != nil {
+			p.abortable(kerr.RequestTimedOut, env)
+		}
 		env.Wake(env.Now())
 		return true
 	}
@@ -245,6 +267,10 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 		}
 		for _, b := range r.batches {
 			p.complete(b, msg.ProduceResult{TP: b.TP, Error: kerr.NetworkException, BaseOffset: -1, Reason: "connection closed"}, env)
+		}
+		if r.txn && p.txn != nil {
+			p.txn.inFlight = txnNone // sent again after the back-off: the same request, the same decision
+			p.txn.readyAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 	}
 	p.inflight[broker] = 0

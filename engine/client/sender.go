@@ -29,6 +29,9 @@ func (p *Producer) RunSender(env Env) bool {
 		if p.pid < 0 {
 			return p.maybeInit(env) || did
 		}
+		if p.txn != nil && p.runTxn(env) {
+			did = true
+		}
 	}
 	var brokers [8]int // a handful of leaders; grows past eight without harm
 	leaders := brokers[:0]
@@ -58,12 +61,19 @@ func (p *Producer) maybeInit(env Env) bool {
 		return false
 	}
 	b, ok := env.Bootstrap()
+	if p.txn != nil {
+		b, ok = env.Coordinator(p.cfg.TransactionalID)
+	}
 	if !ok {
 		p.initAt = env.Now() + p.cfg.RetryBackoffMs
 		env.Wake(p.initAt)
 		return false
 	}
-	id := p.send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: math.MaxInt32}, env)
+	timeout := int32(math.MaxInt32)
+	if p.txn != nil {
+		timeout = p.cfg.TransactionTimeoutMs
+	}
+	id := p.send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: timeout, ProducerID: -1, Epoch: -1}, env)
 	p.requests[id] = &request{id: id, broker: b, init: true}
 	p.inflight[b]++
 	p.initWaiting = true
@@ -92,7 +102,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	if len(batches) == 0 {
 		return false
 	}
-	req := msg.ProduceRequest{Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs)}
+	req := msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs)}
 	for _, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight
@@ -123,7 +133,7 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 		return nil
 	}
 	first := ps.queue[0]
-	if first.ReadyAt > now {
+	if first.ReadyAt > now || p.txn != nil && !p.txnDrainable(ps.tp) {
 		return nil
 	}
 	if !p.cfg.Idempotent {

@@ -48,6 +48,7 @@ const (
 	KafkaStorageError                  Code = 56
 	UnknownProducerID                  Code = 59
 	InvalidRecord                      Code = 87
+	UnstableOffsetCommit               Code = 88
 	ProducerFenced                     Code = 90
 	TransactionalIDNotFound            Code = 105
 	TransactionAbortable               Code = 120
@@ -88,6 +89,7 @@ var table = map[Code]info{
 	KafkaStorageError:                  {"KAFKA_STORAGE_ERROR", true, "The leader's log directory failed."},
 	UnknownProducerID:                  {"UNKNOWN_PRODUCER_ID", false, "The broker has no state for this producer id (brokers 1.0-2.4 only)."},
 	InvalidRecord:                      {"INVALID_RECORD", false, "The batch breaks a broker-side validation rule."},
+	UnstableOffsetCommit:               {"UNSTABLE_OFFSET_COMMIT", true, "Offsets of the group are pending in an open transaction."},
 	ProducerFenced:                     {"PRODUCER_FENCED", false, "A newer producer with the same transactional id has fenced this one."},
 	TransactionalIDNotFound:            {"TRANSACTIONAL_ID_NOT_FOUND", false, "The transactional id is not known."},
 	TransactionAbortable:               {"TRANSACTION_ABORTABLE", false, "The transaction must be aborted by the client."},

@@ -54,10 +54,13 @@ type Message struct {
 	Body    Body
 }
 
-// InitProducerIDRequest asks for a producer id (and epoch).
+// InitProducerIDRequest asks for a producer id (and epoch). A transactional
+// producer sends it to its transaction coordinator.
 type InitProducerIDRequest struct {
 	TransactionalID string
 	TimeoutMs       int32
+	ProducerID      int64 // KIP-360: the id and epoch the producer has, or -1
+	Epoch           int16
 }
 
 // InitProducerIDResponse answers it.
@@ -77,9 +80,10 @@ type ProduceBatch struct {
 
 // ProduceRequest carries at most one batch per partition (Produce v3+).
 type ProduceRequest struct {
-	Acks      int16
-	TimeoutMs int32
-	Batches   []ProduceBatch
+	TransactionalID string
+	Acks            int16
+	TimeoutMs       int32
+	Batches         []ProduceBatch
 }
 
 // ProduceResult is one partition's answer.
@@ -125,3 +129,138 @@ func (ProduceRequest) IsResponse() bool         { return false }
 func (ProduceResponse) IsResponse() bool        { return true }
 func (FetchRequest) IsResponse() bool           { return false }
 func (FetchResponse) IsResponse() bool          { return true }
+
+// Transactions (KIP-98, KIP-890) and consumers.
+
+// AddPartitionsToTxnRequest adds partitions to a transaction (protocol v1).
+type AddPartitionsToTxnRequest struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	Partitions      []TP
+}
+
+// AddPartitionsToTxnResponse answers it (one error for all partitions).
+type AddPartitionsToTxnResponse struct{ Error kerr.Code }
+
+// AddOffsetsToTxnRequest adds a group's offsets to a transaction (protocol v1).
+type AddOffsetsToTxnRequest struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	Group           string
+}
+
+// AddOffsetsToTxnResponse answers it.
+type AddOffsetsToTxnResponse struct{ Error kerr.Code }
+
+// TxnOffsetCommitRequest writes a group's offsets inside a transaction; it
+// goes to the group coordinator.
+type TxnOffsetCommitRequest struct {
+	TransactionalID string
+	Group           string
+	ProducerID      int64
+	Epoch           int16
+	Offsets         []Offset
+	TV2             bool
+}
+
+// Offset is a consumer position to commit.
+type Offset struct {
+	TP     TP
+	Offset int64
+}
+
+// TxnOffsetCommitResponse answers it.
+type TxnOffsetCommitResponse struct{ Error kerr.Code }
+
+// EndTxnRequest commits or aborts a transaction.
+type EndTxnRequest struct {
+	TransactionalID string
+	ProducerID      int64
+	Epoch           int16
+	Commit          bool
+}
+
+// EndTxnResponse answers it; under transaction version 2 it carries the
+// producer id and the epoch to use from now on.
+type EndTxnResponse struct {
+	Error      kerr.Code
+	ProducerID int64
+	Epoch      int16
+}
+
+// WriteTxnMarkersRequest asks a partition leader to write markers.
+type WriteTxnMarkersRequest struct {
+	ProducerID       int64
+	Epoch            int16
+	Commit           bool
+	CoordinatorEpoch int32
+	Partitions       []TP
+	TV2              bool
+	TransactionalID  string // whose transaction (for the coordinator's bookkeeping)
+}
+
+// MarkerResult is one partition's answer to a marker write.
+type MarkerResult struct {
+	TP    TP
+	Error kerr.Code
+}
+
+// WriteTxnMarkersResponse answers it, partition by partition.
+type WriteTxnMarkersResponse struct {
+	TransactionalID string
+	ProducerID      int64
+	Results         []MarkerResult
+}
+
+// ConsumerFetchRequest is a consumer reading a partition from an offset.
+type ConsumerFetchRequest struct {
+	TP            TP
+	Offset        int64
+	ReadCommitted bool
+}
+
+// AbortedTxn is an entry of a read_committed fetch's aborted list.
+type AbortedTxn struct {
+	ProducerID  int64
+	FirstOffset int64
+}
+
+// ConsumerFetchResponse carries batches up to the high watermark
+// (read_uncommitted) or the last stable offset (read_committed), with the
+// aborted transactions a read_committed reader must skip.
+type ConsumerFetchResponse struct {
+	TP               TP
+	Error            kerr.Code
+	HighWatermark    int64
+	LastStableOffset int64
+	Batches          [][]byte
+	Aborted          []AbortedTxn
+}
+
+func (AddPartitionsToTxnRequest) Name() string  { return "AddPartitionsToTxn" }
+func (AddPartitionsToTxnResponse) Name() string { return "AddPartitionsToTxn" }
+func (AddOffsetsToTxnRequest) Name() string     { return "AddOffsetsToTxn" }
+func (AddOffsetsToTxnResponse) Name() string    { return "AddOffsetsToTxn" }
+func (TxnOffsetCommitRequest) Name() string     { return "TxnOffsetCommit" }
+func (TxnOffsetCommitResponse) Name() string    { return "TxnOffsetCommit" }
+func (EndTxnRequest) Name() string              { return "EndTxn" }
+func (EndTxnResponse) Name() string             { return "EndTxn" }
+func (WriteTxnMarkersRequest) Name() string     { return "WriteTxnMarkers" }
+func (WriteTxnMarkersResponse) Name() string    { return "WriteTxnMarkers" }
+func (ConsumerFetchRequest) Name() string       { return "Fetch" }
+func (ConsumerFetchResponse) Name() string      { return "Fetch" }
+
+func (AddPartitionsToTxnRequest) IsResponse() bool  { return false }
+func (AddPartitionsToTxnResponse) IsResponse() bool { return true }
+func (AddOffsetsToTxnRequest) IsResponse() bool     { return false }
+func (AddOffsetsToTxnResponse) IsResponse() bool    { return true }
+func (TxnOffsetCommitRequest) IsResponse() bool     { return false }
+func (TxnOffsetCommitResponse) IsResponse() bool    { return true }
+func (EndTxnRequest) IsResponse() bool              { return false }
+func (EndTxnResponse) IsResponse() bool             { return true }
+func (WriteTxnMarkersRequest) IsResponse() bool     { return false }
+func (WriteTxnMarkersResponse) IsResponse() bool    { return true }
+func (ConsumerFetchRequest) IsResponse() bool       { return false }
+func (ConsumerFetchResponse) IsResponse() bool      { return true }

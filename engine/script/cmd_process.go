@@ -21,6 +21,26 @@ func parseRestartProducer(l *cmdLine) (Command, *Error) {
 	return &RestartProducer{At: l.at, Name: name}, nil
 }
 
+// RestartConsumer restarts a consumer application: the new instance
+// starts at its group's committed offsets (the beginning without a group),
+// and answers to the old instance's fetches are ignored.
+type RestartConsumer struct {
+	At   Pos
+	Name string
+}
+
+func (r *RestartConsumer) Position() Pos       { return r.At }
+func (r *RestartConsumer) Verb() string        { return "restart consumer" }
+func (r *RestartConsumer) formatArgs(w *words) { w.add(r.Name) }
+
+func parseRestartConsumer(l *cmdLine) (Command, *Error) {
+	name, err := l.onlyName()
+	if err != nil {
+		return nil, err
+	}
+	return &RestartConsumer{At: l.at, Name: name}, nil
+}
+
 // Pause stops the producer's process; it keeps its state and can become a
 // zombie if others move on meanwhile.
 type Pause struct {
@@ -140,6 +160,17 @@ func (f *Failover) Position() Pos { return f.At }
 func (f *Failover) Verb() string  { return "failover" }
 
 func parseFailover(l *cmdLine) (Command, *Error) {
+	if l.next < len(l.args) && !l.args[l.next].isPair && !l.args[l.next].quoted && l.args[l.next].val == "coordinator" {
+		l.next++
+		t, err := l.positional("TXN_ID")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := l.options(optSpec{}); err != nil {
+			return nil, err
+		}
+		return &FailoverCoordinator{At: l.at, TxnID: t.val}, nil
+	}
 	tp, err := l.tpArg()
 	if err != nil {
 		return nil, err

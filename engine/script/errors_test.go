@@ -19,7 +19,7 @@ func TestParseErrors(t *testing.T) {
 		{"frobnicate", `t.eos:1:1: unknown command "frobnicate"`},
 		{"restart brokr 1", `t.eos:1:9: unknown command "restart brokr", did you mean "restart broker"?`},
 		{"lose req p1", `t.eos:1:6: unknown command "lose req", did you mean "lose request"?`},
-		{"restart", `t.eos:1:8: restart: expected "producer" or "broker"`},
+		{"restart", `t.eos:1:8: restart: expected "producer", "broker" or "consumer"`},
 		{"kill", `t.eos:1:5: kill: expected "broker"`},
 		{"a=b", `t.eos:1:1: expected a command, got a=b`},
 		{"producer p1 ack=1", `t.eos:1:13: producer: unknown config key "ack", did you mean "acks"?`},
@@ -186,5 +186,25 @@ func TestErrorFormatting(t *testing.T) {
 	l := ErrorList{e, {File: "a.eos", Pos: Pos{4, 1}, Msg: "bang"}}
 	if got := l.Error(); got != "a.eos:3:7: boom\na.eos:4:1: bang" {
 		t.Errorf("list: %q", got)
+	}
+}
+
+func TestTxnParseErrors(t *testing.T) {
+	cases := map[string]string{
+		"consumer c1 read_comitted orders-0":                     `t:1:13: consumer: isolation level must be read_committed or read_uncommitted, got "read_comitted", did you mean "read_committed"?`,
+		"consumer c1 read_committed":                             "t:1:27: consumer: missing TOPIC-PARTITION (usage: consumer NAME read_committed|read_uncommitted TOPIC-PARTITION... [group=G] [max.poll.records=N])",
+		"consumer c1 read_committed orders-0 grp=g":              `t:1:37: consumer: unknown key "grp", did you mean "group"?`,
+		"consumer c1 read_committed orders-0 max.poll.records=0": `t:1:37: consumer: max.poll.records must be a positive integer, got "0"`,
+		"send-offsets p1":                                        "t:1:16: send-offsets: missing GROUP (usage: send-offsets NAME GROUP)",
+		"lose markers orders":                                    `t:1:14: lose markers: `,
+		"failover coordinator":                                   "t:1:21: failover: missing TXN_ID",
+		"begin":                                                  "t:1:6: begin: missing NAME (usage: begin NAME)",
+		"comit p1":                                               `t:1:1: unknown command "comit", did you mean "commit"?`,
+	}
+	for src, want := range cases {
+		_, err := Parse("t", []byte(src))
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("Parse(%q)\n got %v\nwant prefix %s", src, err, want)
+		}
 	}
 }

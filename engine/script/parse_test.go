@@ -65,6 +65,7 @@ func TestParseLineValid(t *testing.T) {
 		{"delay response p2", &Fault{At: p1(1), Action: Delay, Target: Response, Producer: "p2"}},
 		// processes and brokers
 		{"restart producer p1", &RestartProducer{At: p1(1), Name: "p1"}},
+		{"restart consumer c1", &RestartConsumer{At: p1(1), Name: "c1"}},
 		{"pause p1", &Pause{At: p1(1), Name: "p1"}},
 		{"resume p1", &Resume{At: p1(1), Name: "p1"}},
 		{"restart broker 2", &RestartBroker{At: p1(1), ID: 2}},
@@ -155,7 +156,8 @@ func TestVerbsCoverTable(t *testing.T) {
 	}
 	want := []string{"cluster", "producer", "send", "inject", "step", "run", "lose request", "lose response",
 		"delay request", "delay response", "restart producer", "pause", "resume", "restart broker",
-		"kill broker", "failover", "advance"}
+		"kill broker", "failover", "advance", "begin", "commit", "abort", "consumer", "restart consumer", "poll", "send-offsets",
+		"lose markers", "delay markers", "effect"}
 	for _, v := range want {
 		if !seen[v] {
 			t.Errorf("Verbs() lacks %q", v)

@@ -75,6 +75,9 @@ func (w *World) announceAdvance(ms int64) {
 
 // applyNow changes the world for a command that takes no steps.
 func (w *World) applyNow(c script.Command) error {
+	if done, err := w.txnCommand(c); done {
+		return err
+	}
 	switch c := c.(type) {
 	case *script.Cluster:
 		return w.applyCluster(c)
@@ -121,6 +124,9 @@ func (w *World) applyCluster(c *script.Cluster) error {
 	set(&cfg.MinInsync, c.MinInsync)
 	set(&cfg.TransactionVersion, c.TransactionVersion)
 	set(&cfg.SegmentBytes, c.SegmentBytes)
+	if c.TransactionVersion != 0 {
+		cfg.TransactionVersion = c.TransactionVersion
+	}
 	if c.Topic != "" {
 		cfg.Topic = c.Topic
 	}

@@ -79,6 +79,11 @@ type partCheck struct {
 	scanned   int
 	at        map[identity]int64
 	maxSerial map[int32]int64
+	open      map[int64][]int // producer id -> indexes of its batches in an undecided transaction
+	// withheld holds records that are in the log but not visible to a
+	// read_committed reader: in an undecided or an aborted transaction. An
+	// acknowledged record there is not lost: its fate is the transaction's.
+	withheld map[identity]int64
 }
 
 // checker watches every leader log after every step for duplicates,
@@ -95,15 +100,16 @@ type checker struct {
 	sources   map[batchKey]source
 	parts     []*partCheck // by partition number (the world has one topic)
 	acks      chunks[ackRec]
-	fresh     []int        // acks not checked yet
-	rescan    map[int]bool // partitions whose leader changed: check the whole log again
+	fresh     []int          // acks not checked yet
+	rescan    map[int]bool   // partitions whose leader changed: check the whole log again
+	readsSeen map[string]int // per consumer: reads already checked
 	reported  map[string]bool
 	anomalies []Anomaly
 }
 
 func newChecker() *checker {
 	return &checker{who: map[string]int32{}, valueNums: map[string]int32{}, sources: map[batchKey]source{},
-		reported: map[string]bool{}, rescan: map[int]bool{}}
+		reported: map[string]bool{}, rescan: map[int]bool{}, readsSeen: map[string]int{}}
 }
 
 func (c *checker) sourceOf(producer string, b *client.Batch) source {
@@ -163,7 +169,7 @@ func (c *checker) run(w *World) {
 		}
 		pc := c.parts[i]
 		if pc == nil || pc.log != log || c.rescan[i] {
-			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[int32]int64{}}
+			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[int32]int64{}, open: map[int64][]int{}, withheld: map[identity]int64{}}
 			c.parts[i] = pc
 		}
 		c.scan(w, m.tp, pc)
@@ -191,15 +197,78 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		pc.scanned = 0 // truncated under us: start over
 		clear(pc.at)
 		clear(pc.maxSerial)
+		clear(pc.open)
+		clear(pc.withheld)
 	}
-	for _, b := range batches[pc.scanned:] {
-		if b.Header.Attributes.Control() {
-			continue
+	for i := pc.scanned; i < len(batches); i++ {
+		b := &batches[i]
+		h := &b.Header
+		switch {
+		case h.Attributes.Control():
+			c.decide(w, tp, pc, b)
+		case h.Attributes.Transactional():
+			// Invisible to read_committed until its marker: judged then.
+			pc.open[h.ProducerID] = append(pc.open[h.ProducerID], i)
+			c.withhold(pc, b)
+		default:
+			c.judge(w, tp, pc, b)
 		}
+	}
+	pc.scanned = len(batches)
+}
+
+// withhold notes the records of a transactional batch as present but not
+// (yet) visible.
+func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
+	k, _ := keyOf(b.Bytes)
+	src, ok := c.sources[k]
+	if !ok {
+		return
+	}
+	for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
+		pc.withheld[src.identity(i)] = b.Header.BaseOffset + i
+	}
+}
+
+// decide applies a marker: a committed transaction's batches are judged
+// like any visible record (and must not come from a fenced epoch); an
+// aborted transaction's batches are not part of what readers see.
+func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.Stored) {
+	h := &marker.Header
+	open := pc.open[h.ProducerID]
+	delete(pc.open, h.ProducerID)
+	b, err := record.Decode(marker.Bytes)
+	if err != nil {
+		return
+	}
+	mk, perr := record.ParseMarker(&b)
+	if perr != nil || mk.Type != record.ControlCommit {
+		return
+	}
+	slack := int16(0)
+	if w.cluster.TransactionVersion >= 2 {
+		slack = 1 // version 2 markers carry the epoch after the bump
+	}
+	batches := pc.log.Batches()
+	for _, i := range open {
+		data := &batches[i]
+		if h.ProducerEpoch-data.Header.ProducerEpoch > slack {
+			c.report(w, Anomaly{Name: "zombie write", Partition: tp.String(), Producer: fmt.Sprint(data.Header.ProducerID),
+				Offsets: []int64{data.Header.BaseOffset, h.BaseOffset},
+				Text: fmt.Sprintf("%s: a batch of producer id %d written with epoch %d at offset %d is committed by a marker of epoch %d: a fenced instance's write became visible",
+					tp, data.Header.ProducerID, data.Header.ProducerEpoch, data.Header.BaseOffset, h.ProducerEpoch)})
+		}
+		c.judge(w, tp, pc, data)
+	}
+}
+
+// judge checks one visible batch against the records seen before it.
+func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored) {
+	{
 		k, _ := keyOf(b.Bytes)
 		src, ok := c.sources[k]
 		if !ok {
-			continue
+			return
 		}
 		var dups, dupSerials []int64
 		var what []string
@@ -234,7 +303,6 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
 		}
 	}
-	pc.scanned = len(batches)
 }
 
 // checkAck reports an acknowledged batch whose records the leader's log
@@ -244,7 +312,11 @@ func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
 		return
 	}
 	for i := int64(0); i < int64(a.count); i++ {
-		if _, ok := pc.at[a.src.identity(i)]; !ok {
+		id := a.src.identity(i)
+		if _, ok := pc.at[id]; ok {
+			continue
+		}
+		if _, ok := pc.withheld[id]; !ok {
 			a.lost = true
 			break
 		}
@@ -279,3 +351,35 @@ func (c *checker) report(w *World, a Anomaly) {
 
 // Anomalies returns what the checker has found so far.
 func (w *World) Anomalies() []Anomaly { return slices.Clone(w.check.anomalies) }
+
+// noteReads checks what a consumer handed its application since the last
+// check: a read_committed reader must never see a record of an aborted
+// transaction, nor anything at or past the last stable offset.
+func (c *checker) noteReads(w *World, cs *consumerSlot) {
+	reads := cs.c.Records()
+	from := c.readsSeen[cs.c.Name()]
+	c.readsSeen[cs.c.Name()] = len(reads)
+	if !cs.c.ReadCommitted() {
+		return
+	}
+	for _, r := range reads[from:] {
+		m := w.meta(r.TP)
+		log := w.leaderLog(m)
+		if log == nil {
+			continue
+		}
+		if r.Offset >= log.LastStableOffset() {
+			c.report(w, Anomaly{Name: "read past LSO", Partition: r.TP.String(), Producer: cs.c.Name(), Offsets: []int64{r.Offset, log.LastStableOffset()},
+				Text: fmt.Sprintf("%s (read_committed) read offset %d of %s, at or past the last stable offset %d", cs.c.Name(), r.Offset, r.TP, log.LastStableOffset())})
+		}
+		if !r.Transactional {
+			continue
+		}
+		for _, a := range log.AbortedTxns() {
+			if a.ProducerID == r.ProducerID && a.FirstOffset <= r.Offset && r.Offset <= a.LastOffset {
+				c.report(w, Anomaly{Name: "aborted read", Partition: r.TP.String(), Producer: cs.c.Name(), Offsets: []int64{r.Offset},
+					Text: fmt.Sprintf("%s (read_committed) read offset %d of %s, written by producer id %d in a transaction that was aborted", cs.c.Name(), r.Offset, r.TP, r.ProducerID)})
+			}
+		}
+	}
+}

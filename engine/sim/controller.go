@@ -132,6 +132,7 @@ func (w *World) disconnectClients(id int) {
 // its partitions get new leaders from the ISR (or go offline).
 func (w *World) fence(id int) {
 	delete(w.fenceAt, id)
+	defer w.moveCoordinatorsOf(id, fmt.Sprintf("broker %d was fenced", id))
 	if w.tracing() {
 		w.emit(trace.New("broker.fenced", fmt.Sprintf("the controller fences broker %d: no heartbeat for %d ms", id, SessionTimeoutMs)).
 			With("broker", trace.Int(int64(id))))
@@ -206,6 +207,7 @@ func (w *World) restart(id int, clean bool) error {
 		}
 		w.rejoin(m, id)
 	}
+	w.moveCoordinatorsOf(id, fmt.Sprintf("broker %d restarted", id))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -159,6 +160,63 @@ func summarize(m *msg.Message) string {
 		return fmt.Sprintf("%s from offset %d", b.TP, b.FetchOffset)
 	case msg.FetchResponse:
 		return fmt.Sprintf("%s %d batch(es), high watermark %d", b.TP, len(b.Batches), b.HighWatermark)
+	case msg.AddPartitionsToTxnRequest:
+		return fmt.Sprintf("%s pid %d epoch %d adds %s", b.TransactionalID, b.ProducerID, b.Epoch, tpList(b.Partitions))
+	case msg.AddPartitionsToTxnResponse:
+		return b.Error.Name()
+	case msg.AddOffsetsToTxnRequest:
+		return fmt.Sprintf("%s pid %d epoch %d adds group %s", b.TransactionalID, b.ProducerID, b.Epoch, b.Group)
+	case msg.AddOffsetsToTxnResponse:
+		return b.Error.Name()
+	case msg.TxnOffsetCommitRequest:
+		s := fmt.Sprintf("%s group %s:", b.TransactionalID, b.Group)
+		for _, o := range b.Offsets {
+			s += fmt.Sprintf(" %s@%d", o.TP, o.Offset)
+		}
+		return s
+	case msg.TxnOffsetCommitResponse:
+		return b.Error.Name()
+	case msg.EndTxnRequest:
+		return fmt.Sprintf("%s pid %d epoch %d %s", b.TransactionalID, b.ProducerID, b.Epoch, commitWord(b.Commit))
+	case msg.EndTxnResponse:
+		if b.ProducerID >= 0 && b.Error == 0 {
+			return fmt.Sprintf("%s, next producer id %d epoch %d", b.Error.Name(), b.ProducerID, b.Epoch)
+		}
+		return b.Error.Name()
+	case msg.WriteTxnMarkersRequest:
+		return fmt.Sprintf("%s for pid %d epoch %d on %s (coordinator epoch %d)", strings.ToUpper(commitWord(b.Commit)), b.ProducerID, b.Epoch, tpList(b.Partitions), b.CoordinatorEpoch)
+	case msg.WriteTxnMarkersResponse:
+		s := ""
+		for i, r := range b.Results {
+			if i > 0 {
+				s += "; "
+			}
+			s += fmt.Sprintf("%s %s", r.TP, r.Error.Name())
+		}
+		return s
+	case msg.ConsumerFetchRequest:
+		iso := "read_uncommitted"
+		if b.ReadCommitted {
+			iso = "read_committed"
+		}
+		return fmt.Sprintf("%s from offset %d (%s)", b.TP, b.Offset, iso)
+	case msg.ConsumerFetchResponse:
+		return fmt.Sprintf("%s %s %d batch(es), high watermark %d, last stable offset %d", b.TP, b.Error.Name(), len(b.Batches), b.HighWatermark, b.LastStableOffset)
 	}
 	return ""
+}
+
+func commitWord(commit bool) string {
+	if commit {
+		return "commit"
+	}
+	return "abort"
+}
+
+func tpList(tps []msg.TP) string {
+	parts := make([]string, len(tps))
+	for i, tp := range tps {
+		parts[i] = tp.String()
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/script"
@@ -11,6 +12,7 @@ import (
 // armedFault waits for the message it will lose or delay.
 type armedFault struct {
 	id       int
+	markers  bool // a marker fault: the next WriteTxnMarkers carrying tp
 	action   script.FaultAction
 	target   script.FaultTarget
 	producer string
@@ -22,6 +24,9 @@ type armedFault struct {
 }
 
 func (f *armedFault) describe() string {
+	if f.markers {
+		return fmt.Sprintf("%s the next transaction markers for %s", f.action, f.tp)
+	}
 	s := fmt.Sprintf("%s the next %s", f.action, f.target)
 	if f.target == script.Request {
 		s += " of " + f.producer
@@ -56,14 +61,20 @@ func (w *World) arm(c *script.Fault) error {
 	return nil
 }
 
-// carries reports whether a produce request holds the selected batch.
+// carries reports whether a request is the fault's: without a selector
+// any produce or transaction request (InitProducerId, the producer's
+// start-up, is not a target), with one a produce request holding the
+// selected batch.
 func (f *armedFault) carries(body msg.Body) bool {
-	req, ok := body.(msg.ProduceRequest)
-	if !ok {
+	if _, init := body.(msg.InitProducerIDRequest); init {
 		return false
 	}
 	if !f.selector {
 		return true
+	}
+	req, ok := body.(msg.ProduceRequest)
+	if !ok {
+		return false
 	}
 	for _, b := range req.Batches {
 		if b.TP == f.tp && b.BaseSeq == f.seq {
@@ -80,14 +91,17 @@ func (w *World) applyFaults(fl *flight) {
 	for i := 0; i < len(w.faults); i++ {
 		f := w.faults[i]
 		var hit bool
-		if f.target == script.Request {
+		if f.markers {
+			req, ok := m.Body.(msg.WriteTxnMarkersRequest)
+			hit = ok && slices.Contains(req.Partitions, f.tp)
+		} else if f.target == script.Request {
 			hit = m.From.Client == f.producer && f.carries(m.Body)
 			if hit && f.selector {
 				f.carriers[m.ID] = true
 			}
 		} else {
-			_, isProduce := m.Body.(msg.ProduceResponse)
-			hit = m.To.Client == f.producer && isProduce && (!f.selector || w.carriedSelected(f, m.ReplyTo))
+			_, init := m.Body.(msg.InitProducerIDResponse)
+			hit = m.To.Client == f.producer && m.Body.IsResponse() && !init && (!f.selector || w.carriedSelected(f, m.ReplyTo))
 		}
 		if !hit {
 			continue

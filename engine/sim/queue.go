@@ -13,6 +13,7 @@ const (
 	itemProducerTimer                     // request or delivery timeout
 	itemProduceTimer                      // a broker's purgatory entry times out
 	itemFence                             // the controller fences a silent broker
+	itemCoordTimer                        // a transaction coordinator checks its markers
 )
 
 // item is one due event. Items due at the same time run in the order they
@@ -28,6 +29,7 @@ type item struct {
 	ref    int // timer reference, purgatory request id
 	broker int
 	tp     msg.TP
+	txnID  string // itemCoordTimer
 }
 
 // itemHeap is a binary min-heap of items by (due, seq), kept as values so

@@ -22,12 +22,13 @@ type action struct {
 	kind  actionKind
 	cmd   script.Command
 	at    int64
-	after int // steps performed once this action was done
+	after int   // steps performed once this action was done
+	limit int64 // actStep: the horizon the steps were taken within
 }
 
 func (w *World) record(a action) {
 	a.after = w.steps
-	if n := w.actions.len(); a.kind == actStep && n > 0 && w.actions.at(n-1).kind == actStep {
+	if n := w.actions.len(); a.kind == actStep && n > 0 && w.actions.at(n-1).kind == actStep && w.actions.at(n-1).limit == a.limit {
 		last := w.actions.at(n - 1)
 		last.at++ // consecutive steps share one entry
 		last.after = a.after
@@ -79,15 +80,15 @@ func (r *World) replay(a action) {
 		r.check.run(r)
 	case actStep:
 		for range a.at {
-			r.step()
-			r.record(action{kind: actStep})
+			r.step(a.limit)
+			r.record(action{kind: actStep, limit: a.limit})
 		}
 		r.flush()
 		return
 	case actAdvance:
 		r.announceAdvance(a.at)
 	case actClock:
-		r.clockTo(a.at)
+		r.now = max(r.now, a.at)
 	}
 	r.record(a)
 	r.flush()

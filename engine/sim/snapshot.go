@@ -22,6 +22,10 @@ type Snapshot struct {
 	InFlight     []MessageView
 	Faults       []string
 	Anomalies    []Anomaly
+	Transactions []TxnView
+	Consumers    []ConsumerView
+	Groups       []GroupView
+	Effects      []Effect
 	LastDecision *trace.Event // the most recent produce.decision, if any
 	Due          bool         // something is due: step would do something
 }
@@ -107,6 +111,7 @@ type ProducerView struct {
 	ProducerID int64
 	Epoch      int16
 	FatalError string
+	TxnState   string // the client's transaction state ("" unless transactional)
 	Paused     bool
 	Failed     bool // it could not start (a configuration error)
 	Config     client.Config
@@ -127,6 +132,44 @@ type ClientBatchView struct {
 	Error       string
 	Sends       int
 	Bytes       []byte
+}
+
+// TxnView is one transactional id as its coordinator's durable state
+// (__transaction_state) records it.
+type TxnView struct {
+	TransactionalID  string
+	Coordinator      int   // the broker leading its __transaction_state partition
+	CoordinatorEpoch int32 // that partition's leader epoch
+	StatePartition   int
+	ProducerID       int64
+	Epoch            int16
+	State            string
+	Partitions       []string
+	TimeoutMs        int32
+	StartMs          int64
+	PendingMarkers   []string // partitions whose marker is not acknowledged yet
+}
+
+// ConsumerView is one consumer.
+type ConsumerView struct {
+	Name      string
+	Isolation string
+	Group     string
+	Positions []Position
+	Read      []client.Read
+}
+
+// Position is a consumer's next offset in one partition.
+type Position struct {
+	Partition string
+	Offset    int64
+}
+
+// GroupView is a consumer group's committed offsets.
+type GroupView struct {
+	Group       string
+	Coordinator int
+	Committed   []Position
 }
 
 // MessageView is one message on the wire.
@@ -154,6 +197,7 @@ func (w *World) Snapshot() *Snapshot {
 	for _, name := range w.prodOrder {
 		s.Producers = append(s.Producers, w.producerView(name))
 	}
+	w.txnViews(s)
 	for _, it := range w.queue {
 		if it.kind != itemDeliver {
 			continue
@@ -253,6 +297,9 @@ func (w *World) producerView(name string) ProducerView {
 	}
 	p := s.p
 	v.Mode, v.ProducerID, v.Epoch, v.FatalError, v.Config, v.Partitions = p.ModeName(), p.ProducerID(), p.Epoch(), p.Fatal(), p.Config(), p.Partitions()
+	if v.Config.TransactionalID != "" {
+		v.TxnState = p.TxnState().String()
+	}
 	for _, b := range p.Batches() {
 		cb := ClientBatchView{ID: b.ID, Partition: b.TP.String(), BaseSeq: b.Seq, LastSeq: b.LastSeq(), Count: b.Count,
 			FirstSerial: b.FirstSerial, State: b.State.String(), BaseOffset: b.BaseOffset, Sends: b.Sends, Bytes: b.Bytes}

@@ -30,17 +30,57 @@ func (s *Snapshot) StateJSON() []byte {
 		Transactional bool    `json:"transactional"`
 		Control       bool    `json:"control"`
 	}
+	type aborted struct {
+		ProducerID  int64 `json:"producer_id"`
+		FirstOffset int64 `json:"first_offset"`
+		LastOffset  int64 `json:"last_offset"`
+	}
 	type part struct {
-		Partition        string   `json:"partition"`
-		Leader           int      `json:"leader"`
-		LeaderEpoch      int32    `json:"leader_epoch"`
-		ISR              []int    `json:"isr"`
-		HighWatermark    int64    `json:"high_watermark"`
-		LastStableOffset int64    `json:"last_stable_offset"`
-		LogStartOffset   int64    `json:"log_start_offset"`
-		LogEndOffset     int64    `json:"log_end_offset"`
-		Log              []rec    `json:"log"`
-		Producers        []pstate `json:"producers"`
+		Partition        string    `json:"partition"`
+		Leader           int       `json:"leader"`
+		LeaderEpoch      int32     `json:"leader_epoch"`
+		ISR              []int     `json:"isr"`
+		HighWatermark    int64     `json:"high_watermark"`
+		LastStableOffset int64     `json:"last_stable_offset"`
+		LSO              int64     `json:"lso"`
+		LogStartOffset   int64     `json:"log_start_offset"`
+		LogEndOffset     int64     `json:"log_end_offset"`
+		Log              []rec     `json:"log"`
+		Producers        []pstate  `json:"producers"`
+		Aborted          []aborted `json:"aborted"`
+	}
+	type txnState struct {
+		TransactionalID  string   `json:"transactional_id"`
+		ProducerID       int64    `json:"producer_id"`
+		Epoch            int16    `json:"producer_epoch"`
+		State            string   `json:"state"`
+		Partitions       []string `json:"partitions"`
+		TimeoutMs        int32    `json:"timeout_ms"`
+		Coordinator      int      `json:"coordinator"`
+		CoordinatorEpoch int32    `json:"coordinator_epoch"`
+		PendingMarkers   []string `json:"pending_markers"`
+	}
+	type read struct {
+		Partition string  `json:"partition"`
+		Offset    int64   `json:"offset"`
+		Key       *string `json:"key"`
+		Value     *string `json:"value"`
+	}
+	type consumer struct {
+		Name      string           `json:"name"`
+		Isolation string           `json:"isolation"`
+		Group     string           `json:"group"`
+		Positions map[string]int64 `json:"positions"`
+		Read      []read           `json:"read"`
+	}
+	type group struct {
+		Group     string           `json:"group"`
+		Committed map[string]int64 `json:"committed"`
+	}
+	type effect struct {
+		Step  int    `json:"step"`
+		App   string `json:"app"`
+		Label string `json:"label"`
 	}
 	type prod struct {
 		Name       string `json:"name"`
@@ -48,6 +88,7 @@ func (s *Snapshot) StateJSON() []byte {
 		ProducerID int64  `json:"producer_id"`
 		Epoch      int16  `json:"producer_epoch"`
 		Fatal      string `json:"fatal_error"`
+		TxnState   string `json:"txn_state,omitempty"`
 	}
 	type anomaly struct {
 		Name      string  `json:"name"`
@@ -57,20 +98,55 @@ func (s *Snapshot) StateJSON() []byte {
 		Serials   []int64 `json:"serials"`
 	}
 	out := struct {
-		Kind       string    `json:"kind"`
-		Step       int       `json:"step"`
-		TimeMs     int64     `json:"time_ms"`
-		Seed       uint64    `json:"seed"`
-		Producers  []prod    `json:"producers"`
-		Partitions []part    `json:"partitions"`
-		Anomalies  []anomaly `json:"anomalies"`
-	}{Kind: "state", Step: s.Step, TimeMs: s.TimeMs, Seed: s.Seed, Producers: []prod{}, Partitions: []part{}, Anomalies: []anomaly{}}
+		Kind         string     `json:"kind"`
+		Step         int        `json:"step"`
+		TimeMs       int64      `json:"time_ms"`
+		Seed         uint64     `json:"seed"`
+		Producers    []prod     `json:"producers"`
+		Partitions   []part     `json:"partitions"`
+		Transactions []txnState `json:"transactions"`
+		Consumers    []consumer `json:"consumers"`
+		Groups       []group    `json:"groups"`
+		Effects      []effect   `json:"effects"`
+		Anomalies    []anomaly  `json:"anomalies"`
+	}{Kind: "state", Step: s.Step, TimeMs: s.TimeMs, Seed: s.Seed, Producers: []prod{}, Partitions: []part{},
+		Transactions: []txnState{}, Consumers: []consumer{}, Groups: []group{}, Effects: []effect{}, Anomalies: []anomaly{}}
 	for _, p := range s.Producers {
-		out.Producers = append(out.Producers, prod{p.Name, p.Mode, p.ProducerID, p.Epoch, p.FatalError})
+		out.Producers = append(out.Producers, prod{p.Name, p.Mode, p.ProducerID, p.Epoch, p.FatalError, p.TxnState})
+	}
+	for _, t := range s.Transactions {
+		ts := txnState{TransactionalID: t.TransactionalID, ProducerID: t.ProducerID, Epoch: t.Epoch, State: t.State,
+			Partitions: nonNil(t.Partitions), TimeoutMs: t.TimeoutMs, Coordinator: t.Coordinator, CoordinatorEpoch: t.CoordinatorEpoch,
+			PendingMarkers: nonNil(t.PendingMarkers)}
+		out.Transactions = append(out.Transactions, ts)
+	}
+	for _, c := range s.Consumers {
+		cs := consumer{Name: c.Name, Isolation: c.Isolation, Group: c.Group, Positions: map[string]int64{}, Read: []read{}}
+		for _, p := range c.Positions {
+			cs.Positions[p.Partition] = p.Offset
+		}
+		for _, r := range c.Read {
+			cs.Read = append(cs.Read, read{r.TP.String(), r.Offset, text(r.Key), text(r.Value)})
+		}
+		out.Consumers = append(out.Consumers, cs)
+	}
+	for _, g := range s.Groups {
+		gs := group{Group: g.Group, Committed: map[string]int64{}}
+		for _, p := range g.Committed {
+			gs.Committed[p.Partition] = p.Offset
+		}
+		out.Groups = append(out.Groups, gs)
+	}
+	for _, e := range s.Effects {
+		out.Effects = append(out.Effects, effect{e.Step, e.App, e.Label})
 	}
 	for _, p := range s.Partitions {
 		pp := part{Partition: p.Name, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, ISR: p.ISR, HighWatermark: p.HighWatermark,
-			LastStableOffset: p.LastStableOffset, LogStartOffset: p.LogStartOffset, LogEndOffset: p.LogEndOffset, Log: []rec{}, Producers: []pstate{}}
+			LastStableOffset: p.LastStableOffset, LSO: p.LastStableOffset, LogStartOffset: p.LogStartOffset, LogEndOffset: p.LogEndOffset,
+			Log: []rec{}, Producers: []pstate{}, Aborted: []aborted{}}
+		for _, a := range p.AbortedTxns {
+			pp.Aborted = append(pp.Aborted, aborted{a.ProducerID, a.FirstOffset, a.LastOffset})
+		}
 		for _, r := range p.Log {
 			pp.Log = append(pp.Log, rec{r.Offset, r.ProducerID, r.ProducerEpoch, r.Sequence, text(r.Key), text(r.Value), r.Transactional, r.Control})
 		}
@@ -91,6 +167,13 @@ func (s *Snapshot) StateJSON() []byte {
 		panic("state JSON: " + err.Error())
 	}
 	return b
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }
 
 // text shows bytes as a string when they are UTF-8 (else as \x escapes), nil as null.

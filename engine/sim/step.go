@@ -5,23 +5,42 @@ import (
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/engine/txn"
 )
 
 // Step performs the next due event — deliver a message, fire a timer, run
 // a producer's sender, a periodic broker task — and returns what happened.
 // It returns false when nothing is due.
-func (w *World) Step() ([]trace.Event, bool) {
-	evs, ok := w.step()
+func (w *World) Step() ([]trace.Event, bool) { return w.stepWithin(noLimit) }
+
+// noLimit is the horizon of a plain step: the next due item, however far.
+const noLimit = int64(1<<63 - 1)
+
+// stepWithin performs the next event due at or before limit; with a limit
+// (an advance), periodic tasks due by then count even when no item is.
+func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
+	evs, ok := w.step(limit)
 	if ok {
-		w.record(action{kind: actStep})
+		w.record(action{kind: actStep, limit: limit})
 	}
 	return evs, ok
 }
 
-func (w *World) step() ([]trace.Event, bool) {
+func (w *World) step(limit int64) ([]trace.Event, bool) {
 	for {
 		next := w.peek()
-		if next == nil {
+		if next == nil || next.due > limit {
+			if limit == noLimit {
+				return nil, false
+			}
+			// Nothing queued before the limit: a periodic task may still be.
+			w.steps++
+			before := w.now
+			if w.runPeriodic(limit) {
+				return w.finishStep(), true
+			}
+			w.now = before
+			w.steps--
 			return nil, false
 		}
 		it := *next // the queue may change under a pointer
@@ -36,12 +55,12 @@ func (w *World) step() ([]trace.Event, bool) {
 			continue
 		}
 		w.steps++
+		before := w.now
 		if w.runPeriodic(it.due) {
 			return w.finishStep(), true
 		}
 		w.pop() // a periodic task that did nothing scheduled nothing: the head is it
-		before := w.now
-		w.now = max(w.now, it.due)
+		w.now = max(before, it.due)
 		if w.perform(&it) {
 			return w.finishStep(), true
 		}
@@ -87,6 +106,8 @@ func (w *World) live(it *item) bool {
 		return b.Alive() && b.HasPending(it.ref)
 	case itemFence:
 		return !w.broker(it.broker).Alive() && w.fenceAt[it.broker] == it.due
+	case itemCoordTimer:
+		return w.broker(it.broker).CoordinatorTimerLive(it.txnID)
 	}
 	return true
 }
@@ -96,14 +117,21 @@ func (w *World) live(it *item) bool {
 // whether any of them did something (which then is this step).
 func (w *World) runPeriodic(limit int64) bool {
 	for {
-		next := min(w.nextExpiry, w.nextISR)
+		next := min(w.nextExpiry, w.nextISR, w.nextTxn)
 		if next > limit {
 			return false
 		}
 		w.now = max(w.now, next)
 		did := false
 		env := w.benv
-		if next == w.nextISR {
+		if next == w.nextTxn {
+			w.nextTxn += txn.AbortScanIntervalMs
+			for _, b := range w.brokers {
+				if b.Alive() && b.AbortTimedOut(env) {
+					did = true
+				}
+			}
+		} else if next == w.nextISR {
 			w.nextISR += ISRCheckMs
 			for _, b := range w.brokers {
 				if b.Alive() && b.CheckISR(env) {
@@ -141,6 +169,8 @@ func (w *World) perform(it *item) bool {
 	case itemFence:
 		w.fence(it.broker)
 		return true
+	case itemCoordTimer:
+		return w.broker(it.broker).OnCoordinatorTimer(it.txnID, w.benv)
 	}
 	return false
 }
@@ -192,7 +222,21 @@ func (w *World) deliverToBroker(f *flight) bool {
 	case msg.ProduceRequest:
 		b.HandleProduce(m, body, env)
 	case msg.InitProducerIDRequest:
-		b.HandleInitProducerID(m, env)
+		b.HandleInitProducerID(m, body, env)
+	case msg.AddPartitionsToTxnRequest:
+		b.HandleAddPartitions(m, body, env)
+	case msg.AddOffsetsToTxnRequest:
+		b.HandleAddOffsets(m, body, env)
+	case msg.TxnOffsetCommitRequest:
+		b.HandleTxnOffsetCommit(m, body, env)
+	case msg.EndTxnRequest:
+		b.HandleEndTxn(m, body, env)
+	case msg.WriteTxnMarkersRequest:
+		b.HandleWriteTxnMarkers(m, body, env)
+	case msg.WriteTxnMarkersResponse:
+		b.OnMarkersResponse(body, env)
+	case msg.ConsumerFetchRequest:
+		b.HandleConsumerFetch(m, body, env)
 	case msg.FetchRequest:
 		b.HandleFetch(m, body, env)
 	case msg.FetchResponse:
@@ -204,6 +248,14 @@ func (w *World) deliverToBroker(f *flight) bool {
 func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
 	s := f.to
+	if cs := w.tx.cons[m.To.Client]; s == nil && cs != nil {
+		if w.tracing() {
+			w.emit(w.deliveredEvent(f, ""))
+		}
+		cs.c.OnResponse(m, cs.env)
+		w.check.noteReads(w, cs)
+		return true
+	}
 	if s == nil || s.removed {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
@@ -214,7 +266,9 @@ func (w *World) deliverToClient(f *flight) bool {
 		w.emit(w.deliveredEvent(f, ""))
 	}
 	env := s.env
-	if !s.p.OnResponse(m, env) {
+	handled := s.p.OnResponse(m, env)
+	w.rewindAborted(s)
+	if !handled {
 		if w.tracing() {
 			w.pending = w.pending[:len(w.pending)-1] // not read after all: discarded
 			w.emit(trace.New("message.discard", fmt.Sprintf("%s discards %s #%d from %s: it no longer waits for that answer (the connection was closed or the process restarted)",
@@ -231,35 +285,14 @@ func (w *World) advance(d int64) []trace.Event {
 	deadline := w.now + d
 	var out []trace.Event
 	for {
-		it := w.peek()
-		for it != nil && !w.live(it) {
-			w.pop()
-			it = w.peek()
-		}
-		if it == nil || it.due > deadline {
+		evs, ok := w.stepWithin(deadline)
+		if !ok {
 			break
 		}
-		evs, _ := w.Step()
 		out = append(out, evs...)
 	}
-	out = append(out, w.clockTo(deadline)...)
+	w.now = max(w.now, deadline)
 	w.record(action{kind: actClock, at: deadline})
-	return out
-}
-
-// clockTo moves an idle world's clock to t, running periodic tasks on the
-// way; each task that does something is a step.
-func (w *World) clockTo(t int64) []trace.Event {
-	var out []trace.Event
-	for {
-		w.steps++
-		if !w.runPeriodic(t) {
-			w.steps--
-			break
-		}
-		out = append(out, w.finishStep()...)
-	}
-	w.now = max(w.now, t)
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/engine/txn"
 )
 
 // Timing of the world, in logical milliseconds.
@@ -108,6 +109,8 @@ type World struct {
 	check      *checker
 	nextExpiry int64
 	nextISR    int64
+	nextTxn    int64 // the coordinators' next scan for timed-out transactions
+	tx         txnWorld
 	quiet      bool       // replaying: build no events (the trace is copied)
 	benv       *brokerEnv // the brokers' view of the world
 }
@@ -130,7 +133,8 @@ func (w *World) reset(c ClusterConfig) {
 	w.requests = map[int]msg.ProduceRequest{}
 	w.fenceAt = map[int]int64{}
 	w.check = newChecker()
-	w.nextExpiry, w.nextISR = ExpirationCheckMs, ISRCheckMs
+	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
+	w.tx = newTxnWorld()
 	pcfg := partition.Config{SegmentBytes: c.SegmentBytes}
 	for id := 1; id <= c.Brokers; id++ {
 		w.brokers = append(w.brokers, broker.New(id, broker.Config{MinInsync: c.MinInsync, ReplicaLagTimeMaxMs: 30_000, Partition: pcfg}))

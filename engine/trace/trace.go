@@ -45,6 +45,10 @@ type Value struct {
 	list []int64
 }
 
+// JSON is a value written into the JSON form as it is (it must be valid
+// JSON), e.g. a list of objects.
+func JSON(raw string) Value { return Value{kind: 'j', s: raw} }
+
 // Int, Str, Bool and List build attribute values.
 func Int(v int64) Value    { return Value{kind: 'i', i: v} }
 func Str(v string) Value   { return Value{kind: 's', s: v} }
@@ -105,6 +109,8 @@ func (v Value) appendJSON(b []byte) []byte {
 	switch v.kind {
 	case 'i', 'b', 'l':
 		return append(b, v.String()...)
+	case 'j':
+		return append(b, v.s...)
 	}
 	q, _ := json.Marshal(v.s)
 	return append(b, q...)

@@ -1,0 +1,216 @@
+package broker
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/engine/txn"
+)
+
+// joinCheck is the leader's question to the coordinator before the first
+// transactional write of a producer to a partition: under version 2 the
+// partition is added to the transaction, under version 1 it must already be
+// in it (KIP-890). It returns the error to answer, or NONE.
+func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.Code {
+	h, err := record.ParseHeader(data)
+	if err != nil || !h.Attributes.Transactional() || !h.HasProducerID() {
+		return kerr.None
+	}
+	r := b.replicas.get(tp)
+	if _, open := r.Log.State().TxnFirstOffset(h.ProducerID); open {
+		return kerr.None // already verified when the transaction began here
+	}
+	if txnID == "" {
+		return kerr.InvalidTxnState
+	}
+	tv2 := env.TransactionVersion() >= 2
+	code := env.JoinTransaction(txnID, h.ProducerID, h.ProducerEpoch, tp, tv2)
+	switch {
+	case code == kerr.ProducerFenced:
+		return kerr.InvalidProducerEpoch // never PRODUCER_FENCED on the produce path
+	case code == kerr.None:
+		return kerr.None
+	case tv2:
+		return code
+	}
+	return kerr.InvalidTxnState
+}
+
+// HandleWriteTxnMarkers writes the markers the coordinator asks for: a
+// control batch on each data partition this broker leads, or, for a
+// __consumer_offsets partition, the decision on the group offsets written
+// in the transaction.
+func (b *Broker) HandleWriteTxnMarkers(m *msg.Message, req msg.WriteTxnMarkersRequest, env Env) {
+	resp := msg.WriteTxnMarkersResponse{TransactionalID: req.TransactionalID, ProducerID: req.ProducerID}
+	for _, tp := range req.Partitions {
+		resp.Results = append(resp.Results, msg.MarkerResult{TP: tp, Error: b.writeMarker(tp, req, env)})
+	}
+	env.Reply(b.ID, m.From, 0, m.ID, resp)
+}
+
+func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env) kerr.Code {
+	typ := record.ControlAbort
+	if req.Commit {
+		typ = record.ControlCommit
+	}
+	if tp.Topic == txn.OffsetsTopic {
+		if leader, ok := env.LeaderOf(tp); !ok || leader != b.ID {
+			return kerr.NotCoordinator
+		}
+		b.decideOffsets(tp, req.ProducerID, req.Commit, env)
+		return kerr.None
+	}
+	r := b.replicas.get(tp)
+	if r == nil || !r.IsLeader {
+		return kerr.NotLeaderOrFollower
+	}
+	res := r.Log.AppendMarker(req.ProducerID, req.Epoch, record.Marker{Type: typ, CoordinatorEpoch: req.CoordinatorEpoch}, req.TV2, env.Timestamp())
+	if res.Error != kerr.None {
+		if env.Tracing() {
+			env.Emit(b.ev("txn.marker_refused", fmt.Sprintf("refuses the %s marker for producer id %d on %s: %s", typ, req.ProducerID, tp, res.Reason)).
+				With("partition", trace.Str(tp.String())).With("producer_id", trace.Int(req.ProducerID)).With("error", trace.Str(res.Error.Name())))
+		}
+		return res.Error
+	}
+	if env.Tracing() {
+		text := fmt.Sprintf("writes the %s marker for producer id %d epoch %d on %s at offset %d", typ, req.ProducerID, req.Epoch, tp, res.Offset)
+		if !res.Done {
+			text += " (no transaction of this producer was open here)"
+		}
+		env.Emit(b.ev("txn.marker", text).
+			With("partition", trace.Str(tp.String())).With("type", trace.Str(typ.String())).With("offset", trace.Int(res.Offset)).
+			With("producer_id", trace.Int(req.ProducerID)).With("producer_epoch", trace.Int(int64(req.Epoch))).
+			With("coordinator_epoch", trace.Int(int64(req.CoordinatorEpoch))))
+	}
+	b.replicate(r, env)
+	return kerr.None
+}
+
+// decideOffsets applies a marker to the group offsets written under the
+// producer's transaction in this __consumer_offsets partition.
+func (b *Broker) decideOffsets(tp msg.TP, pid int64, commit bool, env Env) {
+	groups := env.Groups()
+	for _, name := range sortedGroupNames(groups) {
+		g := groups[name]
+		offsets, ok := g.Pending[pid]
+		if !ok || txn.OffsetsPartition(name) != tp {
+			continue
+		}
+		delete(g.Pending, pid)
+		if commit {
+			for _, o := range offsets {
+				g.Committed[o.TP] = o.Offset
+			}
+		}
+		if env.Tracing() {
+			what := "discards"
+			if commit {
+				what = "commits"
+			}
+			env.Emit(b.ev("group.offsets", fmt.Sprintf("%s the offsets of group %s written by producer id %d: %s", what, name, pid, offsetsText(offsets))).
+				With("group", trace.Str(name)).With("producer_id", trace.Int(pid)).With("committed", trace.Bool(commit)))
+		}
+	}
+}
+
+func offsetsText(os []msg.Offset) string {
+	s := ""
+	for i, o := range os {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s=%d", o.TP, o.Offset)
+	}
+	return s
+}
+
+func sortedGroupNames(m map[string]*GroupOffsets) []string {
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	for i := 1; i < len(names); i++ {
+		for j := i; j > 0 && names[j] < names[j-1]; j-- {
+			names[j], names[j-1] = names[j-1], names[j]
+		}
+	}
+	return names
+}
+
+// HandleTxnOffsetCommit stores a group's offsets under the producer's
+// transaction; they count once the COMMIT marker reaches the group's
+// __consumer_offsets partition (KIP-447). Under version 2 that partition
+// joins the transaction here, without AddOffsetsToTxn.
+func (b *Broker) HandleTxnOffsetCommit(m *msg.Message, req msg.TxnOffsetCommitRequest, env Env) {
+	b.arrive(m)
+	tp := txn.OffsetsPartition(req.Group)
+	code := kerr.None
+	if leader, ok := env.LeaderOf(tp); !ok || leader != b.ID {
+		code = kerr.NotCoordinator
+	} else if req.TV2 {
+		code = env.JoinTransaction(req.TransactionalID, req.ProducerID, req.Epoch, tp, true)
+	}
+	if code == kerr.None {
+		groups := env.Groups()
+		g := groups[req.Group]
+		if g == nil {
+			g = &GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}}
+			groups[req.Group] = g
+		}
+		// A later commit for the same partition in the transaction wins.
+		pending := g.Pending[req.ProducerID]
+		for _, o := range req.Offsets {
+			i := slices.IndexFunc(pending, func(p msg.Offset) bool { return p.TP == o.TP })
+			if i >= 0 {
+				pending[i] = o
+			} else {
+				pending = append(pending, o)
+			}
+		}
+		g.Pending[req.ProducerID] = pending
+	}
+	b.answer(m.From, m.Conn, m.ID, msg.TxnOffsetCommitResponse{Error: code}, env)
+}
+
+// HandleConsumerFetch answers a consumer: whole batches from the offset up
+// to the high watermark (read_uncommitted) or the last stable offset
+// (read_committed), aborted and control batches included — filtering is
+// the client's job — with, for read_committed, the aborted transactions
+// that overlap the returned range (kafka-facts §6.3).
+func (b *Broker) HandleConsumerFetch(m *msg.Message, req msg.ConsumerFetchRequest, env Env) {
+	r := b.replicas.get(req.TP)
+	resp := msg.ConsumerFetchResponse{TP: req.TP}
+	if r == nil || !r.IsLeader {
+		resp.Error = kerr.NotLeaderOrFollower
+		env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
+		return
+	}
+	log := r.Log
+	resp.HighWatermark, resp.LastStableOffset = log.HighWatermark(), log.LastStableOffset()
+	bound := resp.HighWatermark
+	if req.ReadCommitted {
+		bound = resp.LastStableOffset
+	}
+	upper := req.Offset
+	if i := log.BatchAt(req.Offset); i >= 0 {
+		for _, s := range log.Batches()[i:] {
+			if s.Header.BaseOffset >= bound || s.Header.LastOffset() >= bound {
+				break
+			}
+			resp.Batches = append(resp.Batches, s.Bytes)
+			upper = s.Header.LastOffset() + 1
+		}
+	}
+	if req.ReadCommitted {
+		for _, a := range log.AbortedTxns() {
+			if a.LastOffset >= req.Offset && a.FirstOffset < upper {
+				resp.Aborted = append(resp.Aborted, msg.AbortedTxn{ProducerID: a.ProducerID, FirstOffset: a.FirstOffset})
+			}
+		}
+	}
+	env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
+}

@@ -1,0 +1,230 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// ConsumerEnv is what a consumer sees of the world.
+type ConsumerEnv interface {
+	Now() int64
+	Leader(tp msg.TP) (broker int, ok bool)
+	Send(to, conn int, body msg.Body) int
+	Tracing() bool
+	Emit(e trace.Event)
+}
+
+// Read is one record a consumer handed to its application.
+type Read struct {
+	TP            msg.TP
+	Offset        int64
+	Key, Value    []byte
+	ProducerID    int64
+	ProducerEpoch int16
+	Transactional bool
+}
+
+// Consumer reads partitions with an isolation level. Filtering aborted
+// transactions and control records happens here, on the client, as in
+// Kafka (CompletedFetch): the broker sends them and says which are aborted.
+type Consumer struct {
+	name          string
+	readCommitted bool
+	tps           []msg.TP
+	group         string
+	maxPoll       int  // max.poll.records
+	needOffsets   bool // positions must come from the group's committed offsets first
+	positions     map[msg.TP]int64
+	read          []Read
+	fetching      map[int]msg.TP // request id -> partition
+	dec           record.Decoder
+	batch         record.Batch
+}
+
+// NewConsumer starts a consumer at the group's committed offsets (or the
+// beginning: auto.offset.reset=earliest).
+// maxPoll 0 means Kafka's default max.poll.records.
+func NewConsumer(name string, readCommitted bool, tps []msg.TP, group string, committed map[msg.TP]int64, maxPoll int) *Consumer {
+	if maxPoll <= 0 {
+		maxPoll = DefaultMaxPollRecords
+	}
+	c := &Consumer{name: name, readCommitted: readCommitted, tps: slices.Clone(tps), group: group, maxPoll: maxPoll,
+		positions: map[msg.TP]int64{}, fetching: map[int]msg.TP{}}
+	for _, tp := range tps {
+		c.positions[tp] = committed[tp]
+	}
+	c.needOffsets = group != ""
+	return c
+}
+
+// NeedsOffsets reports whether the consumer still has to fetch its group's
+// committed offsets before it can read.
+func (c *Consumer) NeedsOffsets() bool { return c.needOffsets }
+
+// SetOffsets takes the group's committed offsets (an OffsetFetch answer);
+// partitions without one start at the beginning.
+func (c *Consumer) SetOffsets(committed map[msg.TP]int64) {
+	for _, tp := range c.tps {
+		c.positions[tp] = committed[tp]
+	}
+	c.needOffsets = false
+}
+
+// DefaultMaxPollRecords is Kafka's max.poll.records.
+const DefaultMaxPollRecords = 500
+
+// Name, Group, ReadCommitted, Partitions describe the consumer.
+func (c *Consumer) Name() string         { return c.name }
+func (c *Consumer) Group() string        { return c.group }
+func (c *Consumer) ReadCommitted() bool  { return c.readCommitted }
+func (c *Consumer) Partitions() []msg.TP { return slices.Clone(c.tps) }
+
+// Isolation is "read_committed" or "read_uncommitted".
+func (c *Consumer) Isolation() string {
+	if c.readCommitted {
+		return "read_committed"
+	}
+	return "read_uncommitted"
+}
+
+// Position is the next offset the consumer will read from tp.
+func (c *Consumer) Position(tp msg.TP) int64 { return c.positions[tp] }
+
+// Records returns everything the consumer has read, in order.
+func (c *Consumer) Records() []Read { return c.read }
+
+// Seek moves the position of tp (the application rewinding after an abort).
+func (c *Consumer) Seek(tp msg.TP, offset int64) { c.positions[tp] = offset }
+
+// Restart is a new instance of the consumer application: it starts at the
+// committed offsets (the beginning where none is committed) and forgets
+// the old instance's fetches; what the old one read stays in Records.
+func (c *Consumer) Restart(committed map[msg.TP]int64) {
+	c.SetOffsets(committed)
+	c.needOffsets = c.group != ""
+	clear(c.fetching)
+}
+
+// Poll fetches once from every partition that has no fetch in flight.
+func (c *Consumer) Poll(env ConsumerEnv) bool {
+	sent := false
+	for _, tp := range c.tps {
+		if slices.Contains(c.inFlight(), tp) {
+			continue
+		}
+		leader, ok := env.Leader(tp)
+		if !ok {
+			continue
+		}
+		id := env.Send(leader, 0, msg.ConsumerFetchRequest{TP: tp, Offset: c.positions[tp], ReadCommitted: c.readCommitted})
+		c.fetching[id] = tp
+		sent = true
+	}
+	return sent
+}
+
+func (c *Consumer) inFlight() []msg.TP {
+	out := make([]msg.TP, 0, len(c.fetching))
+	for _, tp := range c.fetching {
+		out = append(out, tp)
+	}
+	return out
+}
+
+// OnResponse takes a fetch answer. It returns false for an answer the
+// consumer no longer waits for.
+func (c *Consumer) OnResponse(m *msg.Message, env ConsumerEnv) bool {
+	tp, ok := c.fetching[m.ReplyTo]
+	resp, isFetch := m.Body.(msg.ConsumerFetchResponse)
+	if !ok || !isFetch {
+		return false
+	}
+	delete(c.fetching, m.ReplyTo)
+	var returned []int64
+	if resp.Error == kerr.None {
+		returned = c.consume(tp, resp)
+	}
+	if env.Tracing() {
+		env.Emit(c.fetchEvent(tp, resp, returned))
+	}
+	return true
+}
+
+// consume applies Kafka's client-side filter (CompletedFetch) and returns
+// the offsets handed to the application.
+func (c *Consumer) consume(tp msg.TP, resp msg.ConsumerFetchResponse) []int64 {
+	aborted := slices.Clone(resp.Aborted)
+	slices.SortFunc(aborted, func(a, b msg.AbortedTxn) int { return int(a.FirstOffset - b.FirstOffset) })
+	abortedPIDs := map[int64]bool{}
+	var returned []int64
+	for _, data := range resp.Batches {
+		if c.dec.Decode(data, &c.batch) != nil {
+			break
+		}
+		h := &c.batch.Header
+		if h.LastOffset() < c.positions[tp] {
+			continue
+		}
+		next := h.LastOffset() + 1
+		if c.readCommitted && h.HasProducerID() {
+			for len(aborted) > 0 && aborted[0].FirstOffset <= h.LastOffset() {
+				abortedPIDs[aborted[0].ProducerID] = true
+				aborted = aborted[1:]
+			}
+		}
+		switch {
+		case h.Attributes.Control():
+			if mk, err := record.ParseMarker(&c.batch); err == nil && mk.Type == record.ControlAbort {
+				delete(abortedPIDs, h.ProducerID)
+			}
+		case c.readCommitted && h.Attributes.Transactional() && abortedPIDs[h.ProducerID]:
+			// Skipped: an aborted transaction's batch.
+		default:
+			for _, r := range c.batch.Records {
+				off := h.BaseOffset + int64(r.OffsetDelta)
+				if off < c.positions[tp] {
+					continue
+				}
+				if len(returned) == c.maxPoll {
+					// The rest waits for the next poll (Kafka keeps it
+					// buffered; here it is fetched again).
+					return returned
+				}
+				c.read = append(c.read, Read{TP: tp, Offset: off, Key: slices.Clone(r.Key), Value: slices.Clone(r.Value),
+					ProducerID: h.ProducerID, ProducerEpoch: h.ProducerEpoch, Transactional: h.Attributes.Transactional()})
+				returned = append(returned, off)
+				c.positions[tp] = off + 1
+			}
+		}
+		c.positions[tp] = next
+	}
+	return returned
+}
+
+func (c *Consumer) fetchEvent(tp msg.TP, resp msg.ConsumerFetchResponse, returned []int64) trace.Event {
+	var aborted string
+	for i, a := range resp.Aborted {
+		if i > 0 {
+			aborted += ","
+		}
+		aborted += fmt.Sprintf(`{"producer_id":%d,"first_offset":%d}`, a.ProducerID, a.FirstOffset)
+	}
+	text := fmt.Sprintf("%s (%s) reads %s: %d record(s) %v; high watermark %d, last stable offset %d, now at %d",
+		c.name, c.Isolation(), tp, len(returned), returned, resp.HighWatermark, resp.LastStableOffset, c.positions[tp])
+	if resp.Error != kerr.None {
+		text = fmt.Sprintf("%s cannot read %s: %s", c.name, tp, resp.Error.Name())
+	}
+	if returned == nil {
+		returned = []int64{}
+	}
+	return trace.New("fetch", text).
+		With("consumer", trace.Str(c.name)).With("partition", trace.Str(tp.String())).
+		With("isolation", trace.Str(c.Isolation())).With("offsets", trace.List(returned)).
+		With("lso", trace.Int(resp.LastStableOffset)).With("high_watermark", trace.Int(resp.HighWatermark)).
+		With("aborted", trace.JSON("["+aborted+"]"))
+}

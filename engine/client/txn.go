@@ -1,0 +1,420 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// TxnState is the transactional producer's state (TransactionManager.State).
+type TxnState uint8
+
+const (
+	Uninitialized TxnState = iota
+	Initializing
+	Ready
+	InTransaction
+	Committing
+	Aborting
+	AbortableError
+	FatalError
+)
+
+func (s TxnState) String() string {
+	return [...]string{"UNINITIALIZED", "INITIALIZING", "READY", "IN_TRANSACTION", "COMMITTING_TRANSACTION",
+		"ABORTING_TRANSACTION", "ABORTABLE_ERROR", "FATAL_ERROR"}[s]
+}
+
+// concurrentRetryMs is how soon AddPartitionsToTxn is retried after
+// CONCURRENT_TRANSACTIONS (the Java client's special short back-off).
+const concurrentRetryMs = 20
+
+// txnKind names a transactional request.
+type txnKind uint8
+
+const (
+	txnNone txnKind = iota
+	txnAddPartitions
+	txnAddOffsets
+	txnOffsetCommit
+	txnEnd
+)
+
+// pendingOffsets is a sendOffsetsToTransaction call on its way.
+type pendingOffsets struct {
+	group   string
+	offsets []msg.Offset
+	added   bool // AddOffsetsToTxn done (version 1)
+}
+
+// txnManager is the transactional half of a producer.
+type txnManager struct {
+	state      TxnState
+	tv2        bool
+	added      map[msg.TP]bool // partitions in the current transaction
+	toAdd      []msg.TP        // version 1: partitions waiting for AddPartitionsToTxn
+	offsets    []pendingOffsets
+	started    bool // something was added or sent: EndTxn must be sent
+	commit     bool // the decision being sent
+	inFlight   txnKind
+	readyAt    int64 // back-off before the next transactional request
+	lastError  kerr.Code
+	groups     []string // groups whose offsets went into this transaction
+	endedGroup []string // groups of the last transaction that aborted (for the application)
+}
+
+// TxnState returns the transactional state (Uninitialized for others).
+func (p *Producer) TxnState() TxnState {
+	if p.txn == nil {
+		return Uninitialized
+	}
+	return p.txn.state
+}
+
+// refuse reports an application call Kafka's client would reject; the
+// call does nothing.
+func (p *Producer) refuse(call, why string, env Env) {
+	if env.Tracing() {
+		env.Emit(p.ev("producer.refused", fmt.Sprintf("%s fails: %s", call, why)).With("call", trace.Str(call)))
+	}
+}
+
+// Begin is beginTransaction.
+func (p *Producer) Begin(env Env) {
+	t := p.txn
+	switch {
+	case t == nil:
+		p.refuse("beginTransaction", "not a transactional producer (no transactional.id)", env)
+	case p.fatal != "":
+		p.refuse("beginTransaction", "the producer hit the fatal error "+p.fatal, env)
+	case t.state != Ready:
+		p.refuse("beginTransaction", "the producer is in state "+t.state.String()+", not READY", env)
+	default:
+		t.state, t.started, t.commit, t.lastError = InTransaction, false, false, kerr.None
+		t.added, t.toAdd, t.offsets, t.groups = map[msg.TP]bool{}, nil, nil, nil
+		if env.Tracing() {
+			env.Emit(p.ev("txn.begin", "begins a transaction").With("producer_epoch", trace.Int(int64(p.epoch))))
+		}
+	}
+}
+
+// canSendInTxn checks a send on a transactional producer.
+func (p *Producer) canSendInTxn(env Env) bool {
+	switch p.txn.state {
+	case InTransaction:
+		return true
+	case AbortableError:
+		p.refuse("send", "the transaction hit "+p.txn.lastError.Name()+"; it can only be aborted", env)
+	default:
+		p.refuse("send", "a transactional producer sends inside a transaction; state is "+p.txn.state.String(), env)
+	}
+	return false
+}
+
+// noteTxnPartition records that a batch goes to tp in this transaction.
+func (p *Producer) noteTxnPartition(tp msg.TP) {
+	t := p.txn
+	if t.added[tp] || slices.Contains(t.toAdd, tp) {
+		return
+	}
+	if t.tv2 {
+		t.added[tp] = true // the partition leader adds it on the first write (KIP-890)
+		t.started = true
+		return
+	}
+	t.toAdd = append(t.toAdd, tp)
+}
+
+// SendOffsets is sendOffsetsToTransaction with the group's positions.
+func (p *Producer) SendOffsets(group string, offsets []msg.Offset, env Env) {
+	t := p.txn
+	switch {
+	case t == nil:
+		p.refuse("sendOffsetsToTransaction", "not a transactional producer", env)
+		return
+	case t.state != InTransaction:
+		p.refuse("sendOffsetsToTransaction", "state is "+t.state.String()+", not IN_TRANSACTION", env)
+		return
+	}
+	t.offsets = append(t.offsets, pendingOffsets{group: group, offsets: offsets})
+	if env.Tracing() {
+		var parts []string
+		for _, o := range offsets {
+			parts = append(parts, fmt.Sprintf("%s=%d", o.TP, o.Offset))
+		}
+		env.Emit(p.ev("txn.offsets", fmt.Sprintf("calls sendOffsetsToTransaction: group %s's positions %s commit with the transaction",
+			group, strings.Join(parts, ", "))).With("group", trace.Str(group)))
+	}
+	if !slices.Contains(t.groups, group) {
+		t.groups = append(t.groups, group)
+	}
+	t.started = true
+	env.Wake(env.Now())
+}
+
+// End is commitTransaction (commit) or abortTransaction.
+func (p *Producer) End(commit bool, env Env) {
+	t := p.txn
+	call := "abortTransaction"
+	if commit {
+		call = "commitTransaction"
+	}
+	switch {
+	case t == nil:
+		p.refuse(call, "not a transactional producer", env)
+		return
+	case p.fatal != "":
+		p.refuse(call, "the producer hit the fatal error "+p.fatal, env)
+		return
+	case commit && t.state == AbortableError:
+		p.refuse(call, "the transaction hit "+t.lastError.Name()+"; abort it instead", env)
+		return
+	case commit && t.state != InTransaction, !commit && t.state != InTransaction && t.state != AbortableError:
+		p.refuse(call, "state is "+t.state.String(), env)
+		return
+	}
+	t.commit = commit
+	if commit {
+		t.state = Committing
+	} else {
+		t.state = Aborting
+		p.abortUndrained(env)
+	}
+	if env.Tracing() {
+		env.Emit(p.ev("txn.end", fmt.Sprintf("calls %s: waits for its batches, then sends EndTxn", call)))
+	}
+	env.Wake(env.Now())
+}
+
+// abortUndrained fails the batches that were never sent (Java's
+// abortUndrainedBatches): they are not part of any request.
+func (p *Producer) abortUndrained(env Env) {
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		for _, b := range slices.Clone(ps.queue) {
+			if b.Sends == 0 {
+				p.fail(b, Failed, kerr.TransactionAbortable, "aborted before it was sent", false, env)
+			}
+		}
+	}
+}
+
+// runTxn sends the next transactional request, one at a time, in Java's
+// priority order: AddPartitions/AddOffsets/TxnOffsetCommit, then EndTxn once
+// every batch is done.
+func (p *Producer) runTxn(env Env) bool {
+	t := p.txn
+	if t.inFlight != txnNone || t.state == FatalError {
+		return false
+	}
+	if t.readyAt > env.Now() {
+		env.Wake(t.readyAt)
+		return false
+	}
+	coord, ok := env.Coordinator(p.cfg.TransactionalID)
+	if !ok {
+		t.readyAt = env.Now() + p.cfg.RetryBackoffMs
+		env.Wake(t.readyAt)
+		return false
+	}
+	switch {
+	case len(t.toAdd) > 0 && (t.state == InTransaction || t.state == Committing):
+		t.inFlight = txnAddPartitions
+		p.sendTxn(coord, msg.AddPartitionsToTxnRequest{TransactionalID: p.cfg.TransactionalID, ProducerID: p.pid, Epoch: p.epoch, Partitions: slices.Clone(t.toAdd)}, env)
+	case len(t.offsets) > 0 && (t.state == InTransaction || t.state == Committing):
+		o := t.offsets[0]
+		if !t.tv2 && !o.added {
+			t.inFlight = txnAddOffsets
+			p.sendTxn(coord, msg.AddOffsetsToTxnRequest{TransactionalID: p.cfg.TransactionalID, ProducerID: p.pid, Epoch: p.epoch, Group: o.group}, env)
+			break
+		}
+		gc, ok := env.GroupCoordinator(o.group)
+		if !ok {
+			return false
+		}
+		t.inFlight = txnOffsetCommit
+		p.sendTxn(gc, msg.TxnOffsetCommitRequest{TransactionalID: p.cfg.TransactionalID, Group: o.group, ProducerID: p.pid, Epoch: p.epoch, Offsets: o.offsets, TV2: t.tv2}, env)
+	case (t.state == Committing || t.state == Aborting) && !p.Pending():
+		if !t.started {
+			p.completeTxn(env) // nothing was added: no EndTxn (TransactionManager)
+			return true
+		}
+		t.inFlight = txnEnd
+		p.sendTxn(coord, msg.EndTxnRequest{TransactionalID: p.cfg.TransactionalID, ProducerID: p.pid, Epoch: p.epoch, Commit: t.commit}, env)
+	default:
+		return false
+	}
+	return true
+}
+
+func (p *Producer) sendTxn(b int, body msg.Body, env Env) {
+	id := p.send(b, body, env)
+	p.requests[id] = &request{id: id, broker: b, txn: true}
+	p.inflight[b]++
+	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
+}
+
+// onTxnResponse handles the answer to a transactional request.
+func (p *Producer) onTxnResponse(body msg.Body, env Env) {
+	t := p.txn
+	kind := t.inFlight
+	t.inFlight = txnNone
+	var code kerr.Code
+	switch r := body.(type) {
+	case msg.AddPartitionsToTxnResponse:
+		code = r.Error
+		if code == kerr.None {
+			for _, tp := range t.toAdd {
+				t.added[tp] = true
+			}
+			t.toAdd, t.started = nil, true
+		}
+	case msg.AddOffsetsToTxnResponse:
+		code = r.Error
+		if code == kerr.None && len(t.offsets) > 0 {
+			t.offsets[0].added = true
+		}
+	case msg.TxnOffsetCommitResponse:
+		code = r.Error
+		if code == kerr.None && len(t.offsets) > 0 {
+			t.offsets = t.offsets[1:]
+		}
+	case msg.EndTxnResponse:
+		code = r.Error
+		if code == kerr.None {
+			if t.tv2 && r.ProducerID >= 0 {
+				p.adoptIdentity(r.ProducerID, r.Epoch)
+			}
+			p.completeTxn(env)
+			return
+		}
+	}
+	if code != kerr.None {
+		p.txnError(kind, code, env)
+	}
+}
+
+// txnError reacts to a coordinator error as Java's TransactionManager does.
+func (p *Producer) txnError(kind txnKind, code kerr.Code, env Env) {
+	t := p.txn
+	switch code {
+	case kerr.ConcurrentTransactions, kerr.CoordinatorLoadInProgress, kerr.NotCoordinator, kerr.CoordinatorNotAvailable,
+		kerr.NetworkException, kerr.RequestTimedOut:
+		backoff := p.cfg.RetryBackoffMs
+		if code == kerr.ConcurrentTransactions && kind == txnAddPartitions {
+			backoff = concurrentRetryMs
+		}
+		t.readyAt = env.Now() + backoff
+		env.Wake(t.readyAt)
+	case kerr.ProducerFenced, kerr.InvalidProducerEpoch:
+		p.fence(code, env)
+	case kerr.TransactionAbortable, kerr.InvalidProducerIDMapping:
+		p.abortable(code, env)
+	default:
+		p.setFatal(code, env)
+	}
+}
+
+// fence is the producer learning that a newer instance took its
+// transactional id over: fatal, the application must close it.
+func (p *Producer) fence(code kerr.Code, env Env) {
+	if env.Tracing() {
+		env.Emit(p.ev("fenced", fmt.Sprintf("is fenced (%s): a newer producer with transactional.id %s exists; it must be closed", code.Name(), p.cfg.TransactionalID)).
+			With("producer_id", trace.Int(p.pid)).With("producer_epoch", trace.Int(int64(p.epoch))).With("error", trace.Str(code.Name())))
+	}
+	p.setFatal(code, env)
+}
+
+func (p *Producer) setFatal(code kerr.Code, env Env) {
+	p.fatal = code.Name()
+	if p.txn != nil {
+		p.txn.state, p.txn.lastError = FatalError, code
+	}
+	if env.Tracing() {
+		env.Emit(p.ev("producer.fatal", "stops with the fatal error "+code.Name()).With("error", trace.Str(code.Name())))
+	}
+}
+
+// abortable moves the transaction to ABORTABLE_ERROR: only an abort can follow.
+func (p *Producer) abortable(code kerr.Code, env Env) {
+	t := p.txn
+	if t.state == AbortableError || t.state == Aborting || t.state == FatalError {
+		return
+	}
+	was := t.state
+	t.state, t.lastError = AbortableError, code
+	if env.Tracing() {
+		text := fmt.Sprintf("the transaction hit %s: the application must abort it", code.Name())
+		if was == Committing {
+			text = fmt.Sprintf("commitTransaction fails with %s: the application must abort the transaction", code.Name())
+		}
+		env.Emit(p.ev("txn.abortable", text).
+			With("error", trace.Str(code.Name())))
+	}
+}
+
+// completeTxn ends the transaction on the client side.
+func (p *Producer) completeTxn(env Env) {
+	t := p.txn
+	outcome := "committed"
+	if !t.commit {
+		outcome = "aborted"
+		t.endedGroup = slices.Clone(t.groups)
+	}
+	t.state, t.added, t.toAdd, t.offsets, t.groups, t.started = Ready, map[msg.TP]bool{}, nil, nil, nil, false
+	if env.Tracing() {
+		env.Emit(p.ev("txn.complete", fmt.Sprintf("sees its transaction %s; ready for the next (producer id %d, epoch %d)", outcome, p.pid, p.epoch)).
+			With("committed", trace.Bool(outcome == "committed")).With("producer_epoch", trace.Int(int64(p.epoch))))
+	}
+	env.Wake(env.Now())
+}
+
+// AbortedGroups returns (and forgets) the groups whose offsets were in the
+// transaction that last ended in an abort: their consumers must go back to
+// the committed offsets.
+func (p *Producer) AbortedGroups() []string {
+	if p.txn == nil {
+		return nil
+	}
+	g := p.txn.endedGroup
+	p.txn.endedGroup = nil
+	return g
+}
+
+// adoptIdentity takes the producer id and epoch the coordinator returned at
+// the end of a version-2 transaction and restarts every sequence at 0.
+func (p *Producer) adoptIdentity(pid int64, epoch int16) {
+	p.pid, p.epoch = pid, epoch
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked = pid, epoch, 0, -1
+	}
+}
+
+// txnDrainable reports whether a transactional batch for tp may be sent.
+func (p *Producer) txnDrainable(tp msg.TP) bool {
+	t := p.txn
+	return (t.state == InTransaction || t.state == Committing || t.state == Aborting) && t.added[tp]
+}
+
+// txnBatchFailed is a transactional batch's failure: a stale epoch means
+// this producer was fenced; anything else makes the transaction abortable.
+func (p *Producer) txnBatchFailed(code kerr.Code, env Env) {
+	switch code {
+	case kerr.ProducerFenced, kerr.TransactionalIDAuthorizationFailed:
+		p.fence(code, env)
+	case kerr.InvalidProducerEpoch:
+		if env.Tracing() {
+			env.Emit(p.ev("fenced", fmt.Sprintf("writes with epoch %d but the partition has seen a newer one (%s): the transaction can only be aborted",
+				p.epoch, code.Name())).
+				With("producer_id", trace.Int(p.pid)).With("producer_epoch", trace.Int(int64(p.epoch))).With("error", trace.Str(code.Name())))
+		}
+		p.abortable(code, env)
+	default:
+		p.abortable(code, env)
+	}
+}

@@ -1,0 +1,504 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/broker"
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/engine/txn"
+)
+
+// internalMeta is the leadership of a partition of an internal topic
+// (__transaction_state, __consumer_offsets): its leader is the
+// transaction (or group) coordinator, its leader epoch the coordinator epoch.
+type internalMeta struct {
+	leader int
+	epoch  int32
+}
+
+// txnWorld is the transactional part of the world.
+type txnWorld struct {
+	internal map[msg.TP]*internalMeta
+	txnLog   map[int][]txn.Metadata // __transaction_state, per partition: every record written
+	groups   map[string]*broker.GroupOffsets
+	cons     map[string]*consumerSlot
+	consOrd  []string
+	effects  []Effect
+}
+
+// Effect is an external side effect an application performed.
+type Effect struct {
+	Step  int
+	App   string
+	Label string
+}
+
+type consumerSlot struct {
+	c   *client.Consumer
+	env *consumerEnv
+}
+
+func newTxnWorld() txnWorld {
+	return txnWorld{internal: map[msg.TP]*internalMeta{}, txnLog: map[int][]txn.Metadata{}, groups: map[string]*broker.GroupOffsets{},
+		cons: map[string]*consumerSlot{}}
+}
+
+// internalLeader returns (creating) the leadership of an internal partition:
+// first led, like any partition, by broker (p mod brokers) + 1.
+func (w *World) internalLeader(tp msg.TP) *internalMeta {
+	m := w.tx.internal[tp]
+	if m == nil {
+		m = &internalMeta{leader: tp.Partition%len(w.brokers) + 1}
+		w.tx.internal[tp] = m
+	}
+	return m
+}
+
+func stateTP(txnID string) msg.TP {
+	return msg.TP{Topic: txn.StateTopic, Partition: txn.PartitionFor(txnID, txn.NumPartitions)}
+}
+
+func (e brokerEnv) TransactionVersion() int { return e.w.cluster.TransactionVersion }
+
+func (e brokerEnv) CoordinatorFor(id string) (int, int32) {
+	m := e.w.internalLeader(stateTP(id))
+	return m.leader, m.epoch
+}
+
+func (e brokerEnv) LoadTxn(id string) (txn.Metadata, bool) {
+	recs := e.w.tx.txnLog[stateTP(id).Partition]
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].TransactionalID == id {
+			return recs[i].Clone(), true
+		}
+	}
+	return txn.Metadata{}, false
+}
+
+func (e brokerEnv) PersistTxn(md txn.Metadata) {
+	p := stateTP(md.TransactionalID).Partition
+	e.w.tx.txnLog[p] = append(e.w.tx.txnLog[p], md)
+}
+
+func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
+	if tp.Topic == txn.OffsetsTopic || tp.Topic == txn.StateTopic {
+		m := e.w.internalLeader(tp)
+		return m.leader, e.w.brokers[m.leader-1].Alive()
+	}
+	m := e.w.meta(tp)
+	if m == nil || m.leader == 0 {
+		return 0, false
+	}
+	return m.leader, true
+}
+
+func (e brokerEnv) Request(from, to int, body msg.Body) int {
+	return e.w.send(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body)
+}
+
+func (e brokerEnv) CoordinatorTimer(at int64, b int, id string) {
+	e.w.schedule(item{due: at, kind: itemCoordTimer, broker: b, txnID: id})
+}
+
+// JoinTransaction routes a leader's (or group coordinator's) question to
+// the transaction's coordinator. Kafka sends it as a request between
+// brokers; here it is answered at once (see docs/architecture.md).
+func (e brokerEnv) JoinTransaction(id string, pid int64, epoch int16, tp msg.TP, add bool) kerr.Code {
+	c, _ := e.CoordinatorFor(id)
+	b := e.w.brokers[c-1]
+	if !b.Alive() {
+		return kerr.CoordinatorNotAvailable
+	}
+	return b.JoinTransaction(id, pid, epoch, tp, add, e)
+}
+
+func (e brokerEnv) Groups() map[string]*broker.GroupOffsets { return e.w.tx.groups }
+
+func (e producerEnv) Coordinator(id string) (int, bool) {
+	m := e.w.internalLeader(stateTP(id))
+	return m.leader, e.w.brokers[m.leader-1].Alive()
+}
+
+func (e producerEnv) GroupCoordinator(group string) (int, bool) {
+	m := e.w.internalLeader(txn.OffsetsPartition(group))
+	return m.leader, e.w.brokers[m.leader-1].Alive()
+}
+
+func (e producerEnv) TransactionVersion() int { return e.w.cluster.TransactionVersion }
+
+// consumerEnv is the world as a consumer sees it.
+type consumerEnv struct {
+	w    *World
+	name string
+}
+
+func (e *consumerEnv) Now() int64          { return e.w.now }
+func (e *consumerEnv) Tracing() bool       { return e.w.tracing() }
+func (e *consumerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+func (e *consumerEnv) Leader(tp msg.TP) (int, bool) {
+	m := e.w.meta(tp)
+	if m == nil || m.leader == 0 {
+		return 0, false
+	}
+	return m.leader, true
+}
+func (e *consumerEnv) Send(to, conn int, body msg.Body) int {
+	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), conn, 0, body)
+}
+
+// txnCommand performs the transaction and consumer commands.
+func (w *World) txnCommand(c script.Command) (bool, error) {
+	switch c := c.(type) {
+	case *script.Txn:
+		s, err := w.slot(c.Name)
+		if err != nil || s.removed {
+			return true, w.orFailed(err, c.Name)
+		}
+		switch c.Op {
+		case script.Begin:
+			s.p.Begin(s.env)
+		case script.Commit:
+			s.p.End(true, s.env)
+		case script.Abort:
+			s.p.End(false, s.env)
+		}
+		return true, nil
+	case *script.Consumer:
+		return true, w.createConsumer(c)
+	case *script.Poll:
+		cs := w.tx.cons[c.Name]
+		if cs == nil {
+			return true, fmt.Errorf("unknown consumer %q (create it first with: consumer %s read_committed TOPIC-PARTITION)", c.Name, c.Name)
+		}
+		if cs.c.NeedsOffsets() && !w.fetchOffsets(cs) {
+			return true, nil
+		}
+		cs.c.Poll(cs.env)
+		return true, nil
+	case *script.RestartConsumer:
+		cs := w.tx.cons[c.Name]
+		if cs == nil {
+			return true, fmt.Errorf("unknown consumer %q (create it first with: consumer %s read_committed TOPIC-PARTITION)", c.Name, c.Name)
+		}
+		var committed map[msg.TP]int64
+		if g := w.tx.groups[cs.c.Group()]; g != nil && cs.c.Group() != "" {
+			committed = g.Committed
+		}
+		cs.c.Restart(committed) // provisional: the first poll fetches the group's offsets
+		if w.tracing() {
+			w.emit(trace.New("consumer.restart", fmt.Sprintf("%s restarts at %s", c.Name, positionsText(cs.c))).
+				With("consumer", trace.Str(c.Name)))
+		}
+		return true, nil
+	case *script.SendOffsets:
+		return true, w.sendOffsets(c)
+	case *script.MarkerFault:
+		return true, w.armMarkers(c)
+	case *script.FailoverCoordinator:
+		w.started = true
+		w.moveCoordinator(stateTP(c.TxnID), "coordinator failover for "+c.TxnID)
+		return true, nil
+	case *script.Effect:
+		w.tx.effects = append(w.tx.effects, Effect{Step: w.steps, App: c.Name, Label: c.Label})
+		if w.tracing() {
+			w.emit(trace.New("effect", fmt.Sprintf("%s performs %q outside Kafka: no transaction can take it back", c.Name, c.Label)).
+				With("name", trace.Str(c.Name)).With("label", trace.Str(c.Label)))
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+func (w *World) orFailed(err error, name string) error {
+	if err != nil {
+		return err
+	}
+	if w.tracing() {
+		w.emit(trace.New("producer.refused", name+" does not exist: it failed to start").With("producer", trace.Str(name)))
+	}
+	return nil
+}
+
+func (w *World) createConsumer(c *script.Consumer) error {
+	if _, ok := w.tx.cons[c.Name]; ok {
+		return fmt.Errorf("consumer %q exists already", c.Name)
+	}
+	if _, ok := w.producers[c.Name]; ok {
+		return fmt.Errorf("%q is a producer's name", c.Name)
+	}
+	var tps []msg.TP
+	for _, t := range c.TPs {
+		tp := msg.TP{Topic: t.Topic, Partition: t.Partition}
+		if w.meta(tp) == nil {
+			return w.unknownPartition(tp)
+		}
+		tps = append(tps, tp)
+	}
+	w.started = true
+	var committed map[msg.TP]int64
+	if g := w.tx.groups[c.Group]; g != nil && c.Group != "" {
+		committed = g.Committed
+	}
+	cs := &consumerSlot{c: client.NewConsumer(c.Name, c.Isolation == script.ReadCommitted, tps, c.Group, committed, c.MaxPoll), env: &consumerEnv{w, c.Name}}
+	w.tx.cons[c.Name] = cs
+	w.tx.consOrd = append(w.tx.consOrd, c.Name)
+	if w.tracing() {
+		w.emit(trace.New("consumer.create", fmt.Sprintf("%s reads %v with isolation %s%s", c.Name, tps, cs.c.Isolation(), groupText(c.Group))).
+			With("consumer", trace.Str(c.Name)).With("isolation", trace.Str(cs.c.Isolation())).With("group", trace.Str(c.Group)))
+	}
+	return nil
+}
+
+func positionsText(c *client.Consumer) string {
+	var parts []string
+	for _, tp := range c.Partitions() {
+		parts = append(parts, fmt.Sprintf("%s offset %d", tp, c.Position(tp)))
+	}
+	what := "the beginning (no group)"
+	if c.Group() != "" {
+		what = "group " + c.Group() + "'s committed offsets"
+	}
+	return what + ": " + strings.Join(parts, ", ")
+}
+
+func groupText(g string) string {
+	if g == "" {
+		return ""
+	}
+	return " in group " + g
+}
+
+// fetchOffsets is a consumer's OffsetFetch with require_stable (KIP-447):
+// while a transaction's offsets for its partitions are pending, the group
+// coordinator answers UNSTABLE_OFFSET_COMMIT and the consumer must wait,
+// or it would start from offsets that are about to move and read input
+// that the transaction already consumed.
+func (w *World) fetchOffsets(cs *consumerSlot) bool {
+	g := w.tx.groups[cs.c.Group()]
+	if g == nil {
+		cs.c.SetOffsets(nil)
+		return true
+	}
+	pids := make([]int64, 0, len(g.Pending))
+	for pid := range g.Pending {
+		pids = append(pids, pid)
+	}
+	slices.Sort(pids)
+	for _, pid := range pids {
+		for _, o := range g.Pending[pid] {
+			if slices.Contains(cs.c.Partitions(), o.TP) {
+				if w.tracing() {
+					w.emit(trace.New("consumer.unstable", fmt.Sprintf("%s cannot start yet: group %s has offsets for %s pending in an open transaction of producer id %d (%s); it polls again later",
+						cs.c.Name(), cs.c.Group(), o.TP, pid, kerr.UnstableOffsetCommit.Name())).
+						With("consumer", trace.Str(cs.c.Name())).With("group", trace.Str(cs.c.Group())).With("error", trace.Str(kerr.UnstableOffsetCommit.Name())))
+				}
+				return false
+			}
+		}
+	}
+	cs.c.SetOffsets(g.Committed)
+	return true
+}
+
+// sendOffsets is sendOffsetsToTransaction with the positions of the
+// group's consumers.
+func (w *World) sendOffsets(c *script.SendOffsets) error {
+	s, err := w.slot(c.Producer)
+	if err != nil || s.removed {
+		return w.orFailed(err, c.Producer)
+	}
+	var offsets []msg.Offset
+	for _, name := range w.tx.consOrd {
+		cs := w.tx.cons[name]
+		if cs.c.Group() != c.Group {
+			continue
+		}
+		for _, tp := range cs.c.Partitions() {
+			offsets = append(offsets, msg.Offset{TP: tp, Offset: cs.c.Position(tp)})
+		}
+	}
+	if len(offsets) == 0 {
+		return fmt.Errorf("no consumer of group %q (create one with: consumer NAME read_committed TOPIC-PARTITION group=%s)", c.Group, c.Group)
+	}
+	s.p.SendOffsets(c.Group, offsets, s.env)
+	return nil
+}
+
+// rewindAborted is the application's part of an aborted
+// consume-transform-produce step: the consumers go back to the group's
+// committed offsets and read the input again.
+func (w *World) rewindAborted(s *producerSlot) {
+	for _, group := range s.p.AbortedGroups() {
+		for _, name := range w.tx.consOrd {
+			cs := w.tx.cons[name]
+			if cs.c.Group() != group {
+				continue
+			}
+			g := w.tx.groups[group]
+			for _, tp := range cs.c.Partitions() {
+				off := int64(0)
+				if g != nil {
+					off = g.Committed[tp]
+				}
+				cs.c.Seek(tp, off)
+			}
+			if w.tracing() {
+				w.emit(trace.New("consumer.rewind", fmt.Sprintf("%s goes back to group %s's committed offsets: the aborted transaction's input is read again", name, group)).
+					With("consumer", trace.Str(name)).With("group", trace.Str(group)))
+			}
+		}
+	}
+}
+
+// moveCoordinator hands an internal partition (a transaction or group
+// coordinator) to the next live broker at the next coordinator epoch; the
+// new transaction coordinator reads __transaction_state and finishes
+// decided transactions.
+func (w *World) moveCoordinator(tp msg.TP, why string) {
+	m := w.internalLeader(tp)
+	old := m.leader
+	next := 0
+	for i := 1; i <= len(w.brokers); i++ {
+		id := (old-1+i)%len(w.brokers) + 1
+		if id != old && w.brokers[id-1].Alive() {
+			next = id
+			break
+		}
+	}
+	if next == 0 {
+		if w.tracing() {
+			w.emit(trace.New("failover.refused", fmt.Sprintf("no other live broker can take over %s", tp)).With("partition", trace.Str(tp.String())))
+		}
+		return
+	}
+	m.leader, m.epoch = next, m.epoch+1
+	if w.tracing() {
+		w.emit(trace.New("coordinator.change", fmt.Sprintf("%s: broker %d takes over %s from broker %d (coordinator epoch %d)", why, next, tp, old, m.epoch)).
+			With("partition", trace.Str(tp.String())).With("broker", trace.Int(int64(next))).
+			With("previous", trace.Int(int64(old))).With("coordinator_epoch", trace.Int(int64(m.epoch))))
+	}
+	if tp.Topic != txn.StateTopic {
+		return
+	}
+	for _, id := range w.txnIDsIn(tp.Partition) {
+		w.brokers[old-1].ForgetTxn(id)
+		w.brokers[next-1].ResumeTxn(id, w.benv)
+	}
+}
+
+func (w *World) txnIDsIn(p int) []string {
+	var ids []string
+	for _, md := range w.tx.txnLog[p] {
+		if !slices.Contains(ids, md.TransactionalID) {
+			ids = append(ids, md.TransactionalID)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// moveCoordinatorsOf moves every internal partition a broker leads (it
+// stopped or restarted).
+func (w *World) moveCoordinatorsOf(id int, why string) {
+	var tps []msg.TP
+	for tp, m := range w.tx.internal {
+		if m.leader == id {
+			tps = append(tps, tp)
+		}
+	}
+	slices.SortFunc(tps, compareTP)
+	for _, tp := range tps {
+		w.moveCoordinator(tp, why)
+	}
+}
+
+func (w *World) armMarkers(c *script.MarkerFault) error {
+	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
+	if w.meta(tp) == nil {
+		return w.unknownPartition(tp)
+	}
+	w.nextFault++
+	f := &armedFault{id: w.nextFault, action: c.Action, markers: true, selector: true, tp: tp}
+	w.faults = append(w.faults, f)
+	if w.tracing() {
+		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
+			With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).
+			With("target", trace.Str("markers")).With("partition", trace.Str(tp.String())))
+	}
+	return nil
+}
+
+// txnViews adds the transactions, consumers, groups and effects to a snapshot.
+func (w *World) txnViews(s *Snapshot) {
+	var ids []string
+	for p := range w.tx.txnLog {
+		for _, id := range w.txnIDsIn(p) {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		md, _ := w.benv.LoadTxn(id)
+		tp := stateTP(id)
+		m := w.internalLeader(tp)
+		v := TxnView{TransactionalID: id, Coordinator: m.leader, CoordinatorEpoch: m.epoch, StatePartition: tp.Partition,
+			ProducerID: md.ProducerID, Epoch: md.Epoch, State: md.State.String(), TimeoutMs: md.TimeoutMs, StartMs: md.StartMs,
+			Partitions: tpStrings(md.Partitions)}
+		if b := w.brokers[m.leader-1]; b.Alive() {
+			v.PendingMarkers = tpStrings(b.PendingMarkers(id))
+		}
+		s.Transactions = append(s.Transactions, v)
+	}
+	for _, name := range w.tx.consOrd {
+		c := w.tx.cons[name].c
+		v := ConsumerView{Name: name, Isolation: c.Isolation(), Group: c.Group(), Read: slices.Clone(c.Records())}
+		for _, tp := range c.Partitions() {
+			v.Positions = append(v.Positions, Position{tp.String(), c.Position(tp)})
+		}
+		s.Consumers = append(s.Consumers, v)
+	}
+	groups := make([]string, 0, len(w.tx.groups))
+	for g := range w.tx.groups {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		v := GroupView{Group: g, Coordinator: w.internalLeader(txn.OffsetsPartition(g)).leader}
+		tps := make([]msg.TP, 0, len(w.tx.groups[g].Committed))
+		for tp := range w.tx.groups[g].Committed {
+			tps = append(tps, tp)
+		}
+		slices.SortFunc(tps, compareTP)
+		for _, tp := range tps {
+			v.Committed = append(v.Committed, Position{tp.String(), w.tx.groups[g].Committed[tp]})
+		}
+		s.Groups = append(s.Groups, v)
+	}
+	s.Effects = slices.Clone(w.tx.effects)
+}
+
+func tpStrings(tps []msg.TP) []string {
+	out := make([]string, len(tps))
+	for i, tp := range tps {
+		out[i] = tp.String()
+	}
+	return out
+}
+
+func compareTP(a, b msg.TP) int {
+	if a.Topic != b.Topic {
+		if a.Topic < b.Topic {
+			return -1
+		}
+		return 1
+	}
+	return a.Partition - b.Partition
+}
