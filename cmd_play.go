@@ -7,6 +7,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/ui/transcript"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,9 @@ A malformed script is reported as file:line:col: message and nothing runs
 			}
 			if stateFormat != "" && stateFormat != "json" && stateFormat != "text" {
 				return fmt.Errorf("--state must be json or text, not %q", stateFormat)
+			}
+			if lessons.IsLesson(args[0]) {
+				return playLesson(cmd, cfg, args[0])
 			}
 			return play(cmd, args[0], cfg.Options().Seed, traceFormat == "json" || (stateFormat == "json" && traceFormat == ""), stateFormat != "")
 		},

@@ -21,7 +21,9 @@ type config struct {
 
 // Options are the resolved, typed settings handed to the rest of the program.
 type Options struct {
-	Seed uint64
+	Seed       uint64
+	ASCII      bool
+	LessonsDir string
 }
 
 // defaults lists every key with its default value.
@@ -72,7 +74,7 @@ func (c *config) load(*cobra.Command) error {
 
 // Options returns the resolved settings.
 func (c *config) Options() Options {
-	return Options{Seed: c.v.GetUint64("seed")}
+	return Options{Seed: c.v.GetUint64("seed"), ASCII: c.v.GetBool("ascii"), LessonsDir: c.v.GetString("lessons_dir")}
 }
 
 // source says where the effective value of key came from.

@@ -153,3 +153,6 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = Str(e.Text).appendJSON(b)
 	return append(b, '}')
 }
+
+// JSON renders the value as JSON.
+func (v Value) JSON() string { return string(v.appendJSON(nil)) }

@@ -39,18 +39,25 @@ type Lesson struct {
 	Number  int
 	Title   string
 	Summary string
-	File    string // where it was read from, for errors
+	Intro   string  // Markdown before the first step
+	Panels  []Panel // the lesson's default layout (empty: all)
+	File    string  // where it was read from, for errors
 	Steps   []Step
 }
 
 // Step is one screen of a lesson: narration, then commands the engine
 // performs when the learner moves on.
 type Step struct {
-	Line      int    // source line of the step, for errors
-	Narration string // Markdown
-	Commands  []script.Command
-	Panels    []Panel // shown (empty: the lesson's default layout)
-	Focus     Panel   // focused ("" : the first shown)
+	Line       int    // source line of the step, for errors
+	Title      string // "" for steps made from scripts
+	Kind       Kind
+	Narration  string // Markdown
+	Commands   []script.Command
+	Panels     []Panel // shown (empty: the lesson's default layout)
+	Focus      Panel   // focused ("" : the first shown)
+	Expect     []Expect
+	Prediction *Prediction    // Kind Predict
+	Challenge  *ChallengeSpec // Kind Challenge
 }
 
 // FromScript makes a lesson of a command-language script: each group of

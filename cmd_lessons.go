@@ -1,0 +1,149 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/eoslab/eoslab/lessons"
+	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/spf13/cobra"
+)
+
+func newLessonsCommand(cfg *config) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "lessons",
+		Short: "List the chapters, or check lesson files",
+		Long: `lessons lists the built-in chapters (and those of lessons_dir), and checks
+lesson files written by hand (docs/lessons.md).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return listLessons(cmd, cfg) },
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the chapters with their steps",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return listLessons(cmd, cfg) },
+	}
+	check := &cobra.Command{
+		Use:   "check FILE...",
+		Short: "Check lesson files: format, commands, panels, expectations, then play them",
+		Long: `check reads each lesson file and reports every problem as file:line: message —
+unknown verbs (with a suggestion), bad panel names, expectations on producers,
+consumers or partitions the lesson never creates, malformed predictions and
+challenges. A file that reads cleanly is then played headless, and every
+expectation that does not hold, or a prediction no choice of which matches
+what the engine did, is reported the same way. Exit status 1 if anything
+is wrong.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return checkLessons(cmd, cfg, args) },
+	}
+	cmd.AddCommand(list, check)
+	return cmd
+}
+
+func listLessons(cmd *cobra.Command, cfg *config) error {
+	all, err := lessons.Builtin()
+	if err != nil {
+		return err
+	}
+	extra, err := lessons.Dir(cfg.Options().LessonsDir)
+	if err != nil {
+		return err
+	}
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "CH\tTITLE\tSTEPS\tNAME")
+	for _, l := range append(all, extra...) {
+		name := strings.TrimSuffix(filepath.Base(l.File), ".md")
+		if !strings.HasPrefix(l.File, "builtin/") {
+			name = l.File
+		}
+		fmt.Fprintf(w, "%d\t%s\t%s\t%s\n", l.Number, l.Title, stepCounts(l), name)
+	}
+	w.Flush()
+	fmt.Fprintln(cmd.OutOrStdout(), "\nPlay one with: eoslab play CH (or NAME, or a lesson file); add --headless for a transcript.")
+	return nil
+}
+
+func stepCounts(l *lesson.Lesson) string {
+	n := map[lesson.Kind]int{}
+	for _, st := range l.Steps {
+		n[st.Kind]++
+	}
+	s := fmt.Sprint(len(l.Steps))
+	var extra []string
+	if n[lesson.Predict] > 0 {
+		extra = append(extra, fmt.Sprintf("%d predict", n[lesson.Predict]))
+	}
+	if n[lesson.Challenge] > 0 {
+		extra = append(extra, fmt.Sprintf("%d challenge", n[lesson.Challenge]))
+	}
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return s
+}
+
+func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
+	bad := false
+	for _, f := range files {
+		l, err := lessons.Load(f)
+		if err != nil {
+			bad = true
+			var errs lesson.Errors
+			if errors.As(err, &errs) {
+				for _, e := range errs {
+					fmt.Fprintln(cmd.ErrOrStderr(), e)
+				}
+			} else {
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", f, err)
+			}
+			continue
+		}
+		reports, ok := lesson.NewPlayer(l, cfg.Options().Seed).PlayAll()
+		if !ok {
+			bad = true
+			for _, r := range reports {
+				for _, line := range r.Failures(f) {
+					fmt.Fprintln(cmd.ErrOrStderr(), line)
+				}
+			}
+			continue
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (chapter %d, %d steps)\n", f, l.Number, len(l.Steps))
+	}
+	if bad {
+		return exitError{1}
+	}
+	return nil
+}
+
+// playLesson plays a lesson headless: the transcript on stdout, failed
+// expectations on stderr, exit status 1 if any.
+func playLesson(cmd *cobra.Command, cfg *config, name string) error {
+	l, err := lessons.Find(name)
+	if err != nil {
+		var errs lesson.Errors
+		if errors.As(err, &errs) {
+			for _, e := range errs {
+				fmt.Fprintln(cmd.ErrOrStderr(), e)
+			}
+			return exitError{2}
+		}
+		return err
+	}
+	opt := cfg.Options()
+	reports, ok := lesson.NewPlayer(l, opt.Seed).PlayAll()
+	lesson.WriteTranscript(cmd.OutOrStdout(), l, reports, opt.ASCII)
+	if !ok {
+		for _, r := range reports {
+			for _, line := range r.Failures(l.File) {
+				fmt.Fprintln(cmd.ErrOrStderr(), line)
+			}
+		}
+		return exitError{1}
+	}
+	return nil
+}

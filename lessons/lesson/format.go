@@ -1,0 +1,480 @@
+package lesson
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/script"
+)
+
+// A lesson file is Markdown (docs/lessons.md):
+//
+//	---
+//	chapter: 7
+//	title: The broker's checks
+//	summary: One sentence for the chapter list.
+//	panels: bytes, window, network
+//	---
+//
+//	Text before the first step is the lesson's introduction.
+//
+//	## A step's title
+//	panels: window, partition
+//	focus: window
+//
+//	Narration in Markdown, then fenced blocks:
+//	```eos        commands performed when the step is entered
+//	```expect     predicates that must hold after them
+//	```predict    a question and choices, each with the predicates that make it right
+//	```reveal     commands performed once the learner has answered
+//	```goal       a challenge's checklist: "text => predicates"
+//	```hint       one hint (several blocks give tiers)
+//	```solution   commands that reach the goal
+//
+// Everything is checked when the file is read: a lesson with an error is
+// not loaded at all.
+
+// Kind is what a step asks of the learner.
+type Kind int
+
+const (
+	Narrate   Kind = iota // read, then go on
+	Predict               // choose an outcome before it is revealed
+	Challenge             // reach a goal by acting
+)
+
+func (k Kind) String() string { return [...]string{"step", "predict", "challenge"}[k] }
+
+// Prediction is a predict step's question. A choice is right when all its
+// predicates hold once the reveal commands have run: the engine marks the
+// answer, not a key written in the lesson.
+type Prediction struct {
+	Line     int
+	Question string
+	Choices  []Choice
+	Reveal   []script.Command
+}
+
+// Choice is one answer of a prediction.
+type Choice struct {
+	Line int
+	Text string
+	When []Expect
+}
+
+// Goal is one item of a challenge's checklist.
+type Goal struct {
+	Line int
+	Text string
+	When []Expect
+}
+
+// ChallengeSpec is a challenge step's goal, hints and solution.
+type ChallengeSpec struct {
+	Goals    []Goal
+	Hints    []string
+	Solution []script.Command
+}
+
+// Error is a problem in a lesson file, with its position.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Errors is every problem found in a file.
+type Errors []*Error
+
+func (es Errors) Error() string {
+	parts := make([]string, len(es))
+	for i, e := range es {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+type parser struct {
+	file  string
+	lines []string
+	errs  Errors
+}
+
+func (p *parser) errf(line int, format string, a ...any) {
+	p.errs = append(p.errs, &Error{p.file, line, fmt.Sprintf(format, a...)})
+}
+
+// Parse reads a lesson file. The error, if any, is an Errors listing every
+// problem with its line.
+func Parse(file string, src []byte) (*Lesson, error) {
+	p := &parser{file: file, lines: strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")}
+	l := &Lesson{File: file}
+	i := p.frontMatter(l)
+	var intro []string
+	var st *Step
+	var narr []string
+	flush := func() {
+		if st != nil {
+			st.Narration = strings.TrimSpace(strings.Join(narr, "\n"))
+			l.Steps = append(l.Steps, *st)
+		}
+	}
+	for i < len(p.lines) {
+		line := p.lines[i]
+		switch {
+		case strings.HasPrefix(line, "## "):
+			flush()
+			st = &Step{Line: i + 1, Title: strings.TrimSpace(line[3:])}
+			narr = nil
+			i = p.stepAttrs(st, i+1)
+			continue
+		case strings.HasPrefix(strings.TrimSpace(line), "```"):
+			end := p.fenceEnd(i)
+			info := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "`"))
+			body := p.lines[i+1 : end]
+			if st == nil {
+				if isLessonBlock(info) {
+					p.errf(i+1, "a ```%s block must be inside a step (start one with \"## Title\")", info)
+				} else {
+					intro = append(intro, p.lines[i:min(end+1, len(p.lines))]...)
+				}
+			} else if !p.block(st, info, i+1, body) {
+				narr = append(narr, p.lines[i:min(end+1, len(p.lines))]...)
+			}
+			i = end + 1
+			continue
+		}
+		if st == nil {
+			intro = append(intro, line)
+		} else {
+			narr = append(narr, line)
+		}
+		i++
+	}
+	flush()
+	l.Intro = strings.TrimSpace(strings.Join(intro, "\n"))
+	p.finish(l)
+	slices.SortStableFunc(p.errs, func(a, b *Error) int { return a.Line - b.Line })
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return l, nil
+}
+
+func isLessonBlock(info string) bool {
+	return slices.Contains([]string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution"}, info)
+}
+
+// frontMatter reads the "---" block and returns the next line index.
+func (p *parser) frontMatter(l *Lesson) int {
+	i := 0
+	for i < len(p.lines) && strings.TrimSpace(p.lines[i]) == "" {
+		i++
+	}
+	if i >= len(p.lines) || strings.TrimSpace(p.lines[i]) != "---" {
+		p.errf(i+1, `a lesson starts with front matter: a "---" line, then chapter:, title: and summary:, then "---"`)
+		return i
+	}
+	start := i + 1
+	seen := map[string]bool{}
+	for i = start; i < len(p.lines); i++ {
+		line := strings.TrimSpace(p.lines[i])
+		if line == "---" {
+			break
+		}
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, val, ok := strings.Cut(line, ":")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok {
+			p.errf(i+1, "front matter: expected key: value, got %q", line)
+			continue
+		}
+		if seen[key] {
+			p.errf(i+1, "front matter: %s given twice", key)
+		}
+		seen[key] = true
+		switch key {
+		case "chapter":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 1 {
+				p.errf(i+1, "chapter must be a positive number, got %q", val)
+			}
+			l.Number = n
+		case "title":
+			l.Title = unquote(val)
+		case "summary":
+			l.Summary = unquote(val)
+		case "panels":
+			l.Panels = p.panels(i+1, val)
+		default:
+			p.errf(i+1, "front matter: unknown key %q%s", key, suggest(key, []string{"chapter", "title", "summary", "panels"}))
+		}
+	}
+	if i >= len(p.lines) {
+		p.errf(start, `front matter is not closed by a "---" line`)
+		return i
+	}
+	for _, k := range []string{"chapter", "title", "summary"} {
+		if !seen[k] {
+			p.errf(start, "front matter: %s: is missing", k)
+		}
+	}
+	return i + 1
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// stepAttrs reads "panels:" and "focus:" lines right under a step heading.
+func (p *parser) stepAttrs(st *Step, i int) int {
+	for ; i < len(p.lines); i++ {
+		line := strings.TrimSpace(p.lines[i])
+		key, val, ok := strings.Cut(line, ":")
+		key = strings.TrimSpace(key)
+		if !ok || (key != "panels" && key != "focus") {
+			return i
+		}
+		val = strings.TrimSpace(val)
+		if key == "panels" {
+			st.Panels = p.panels(i+1, val)
+			continue
+		}
+		ps := p.panels(i+1, val)
+		if len(ps) == 1 {
+			st.Focus = ps[0]
+		} else if len(ps) > 1 {
+			p.errf(i+1, "focus names one panel")
+		}
+	}
+	return i
+}
+
+func (p *parser) panels(line int, val string) []Panel {
+	var out []Panel
+	names := make([]string, 0, len(Panels()))
+	for _, pn := range Panels() {
+		names = append(names, string(pn))
+	}
+	for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == ' ' || r == '[' || r == ']' }) {
+		if !slices.Contains(names, f) {
+			p.errf(line, "unknown panel %q%s (panels: %s)", f, suggest(f, names), strings.Join(names, ", "))
+			continue
+		}
+		out = append(out, Panel(f))
+	}
+	return out
+}
+
+// fenceEnd returns the index of the closing fence of the block opened at i.
+func (p *parser) fenceEnd(i int) int {
+	for j := i + 1; j < len(p.lines); j++ {
+		if strings.TrimSpace(p.lines[j]) == "```" {
+			return j
+		}
+	}
+	p.errf(i+1, "code block is not closed by a ``` line")
+	return len(p.lines)
+}
+
+// block takes a fenced block of a step; false means it is not one of the
+// lesson's own blocks and belongs to the narration.
+func (p *parser) block(st *Step, info string, line int, body []string) bool {
+	switch info {
+	case "eos":
+		st.Commands = append(st.Commands, p.commands(line, body)...)
+	case "expect":
+		st.Expect = append(st.Expect, p.expects(line, body)...)
+	case "predict":
+		if st.Prediction != nil {
+			p.errf(line, "a step has one ```predict block")
+		}
+		st.Prediction = p.prediction(line, body, st.Prediction)
+	case "reveal":
+		if st.Prediction == nil {
+			st.Prediction = &Prediction{Line: line}
+		}
+		st.Prediction.Reveal = append(st.Prediction.Reveal, p.commands(line, body)...)
+	case "goal":
+		ch := p.challenge(st)
+		for j, text := range body {
+			if g, ok := p.goal(line+1+j, text); ok {
+				ch.Goals = append(ch.Goals, g)
+			}
+		}
+	case "hint":
+		ch := p.challenge(st)
+		ch.Hints = append(ch.Hints, strings.TrimSpace(strings.Join(body, "\n")))
+	case "solution":
+		ch := p.challenge(st)
+		ch.Solution = append(ch.Solution, p.commands(line, body)...)
+	default:
+		return false
+	}
+	return true
+}
+
+func (p *parser) challenge(st *Step) *ChallengeSpec {
+	if st.Challenge == nil {
+		st.Challenge = &ChallengeSpec{}
+	}
+	return st.Challenge
+}
+
+// commands parses an eos block; its lines keep their numbers in the file.
+func (p *parser) commands(line int, body []string) []script.Command {
+	src := strings.Repeat("\n", line) + strings.Join(body, "\n")
+	cmds, err := script.Parse(p.file, []byte(src))
+	if err != nil {
+		for _, e := range strings.Split(err.Error(), "\n") {
+			n, msg := splitPos(e, p.file)
+			if n == 0 {
+				n = line
+			}
+			p.errs = append(p.errs, &Error{p.file, n, msg})
+		}
+		return nil
+	}
+	return cmds
+}
+
+// splitPos takes "file:line:col: msg" apart.
+func splitPos(e, file string) (int, string) {
+	rest, ok := strings.CutPrefix(e, file+":")
+	if !ok {
+		return 0, e
+	}
+	ln, rest, _ := strings.Cut(rest, ":")
+	n, _ := strconv.Atoi(ln)
+	if col, after, ok := strings.Cut(rest, ":"); ok {
+		if _, err := strconv.Atoi(col); err == nil {
+			rest = after
+		}
+	}
+	return n, strings.TrimSpace(rest)
+}
+
+func (p *parser) expects(line int, body []string) []Expect {
+	var out []Expect
+	for j, text := range body {
+		t := strings.TrimSpace(text)
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		e, err := ParseExpect(t)
+		if err != nil {
+			p.errf(line+1+j, "expect: %v", err)
+			continue
+		}
+		e.Line = line + 1 + j
+		out = append(out, e)
+	}
+	return out
+}
+
+// conditions parses "a && b && c".
+func (p *parser) conditions(line int, text string) ([]Expect, bool) {
+	var out []Expect
+	for _, part := range strings.Split(text, "&&") {
+		e, err := ParseExpect(strings.TrimSpace(part))
+		if err != nil {
+			p.errf(line, "%v", err)
+			return nil, false
+		}
+		e.Line = line
+		out = append(out, e)
+	}
+	return out, true
+}
+
+// prediction reads "? question" lines and "- choice => predicates" lines.
+func (p *parser) prediction(line int, body []string, prev *Prediction) *Prediction {
+	pr := &Prediction{Line: line}
+	if prev != nil {
+		pr.Reveal = prev.Reveal
+	}
+	var q []string
+	for j, text := range body {
+		n := line + 1 + j
+		t := strings.TrimSpace(text)
+		switch {
+		case t == "" || strings.HasPrefix(t, "#"):
+		case strings.HasPrefix(t, "?"):
+			q = append(q, strings.TrimSpace(t[1:]))
+		case strings.HasPrefix(t, "- "):
+			choice, cond, ok := strings.Cut(t[2:], "=>")
+			if !ok {
+				p.errf(n, `predict: a choice is "- text => predicate", got %q`, t)
+				continue
+			}
+			if when, ok := p.conditions(n, cond); ok {
+				pr.Choices = append(pr.Choices, Choice{Line: n, Text: strings.TrimSpace(choice), When: when})
+			}
+		default:
+			p.errf(n, `predict: expected "? question" or "- choice => predicate", got %q`, t)
+		}
+	}
+	pr.Question = strings.Join(q, " ")
+	if pr.Question == "" {
+		p.errf(line, "predict: no question (a line starting with ?)")
+	}
+	if len(pr.Choices) < 2 {
+		p.errf(line, "predict: a prediction needs at least two choices")
+	}
+	return pr
+}
+
+func (p *parser) goal(n int, text string) (Goal, bool) {
+	t := strings.TrimSpace(text)
+	if t == "" || strings.HasPrefix(t, "#") {
+		return Goal{}, false
+	}
+	t = strings.TrimPrefix(t, "- ")
+	label, cond, ok := strings.Cut(t, "=>")
+	if !ok {
+		p.errf(n, `goal: an item is "text => predicate", got %q`, t)
+		return Goal{}, false
+	}
+	when, ok := p.conditions(n, cond)
+	return Goal{Line: n, Text: strings.TrimSpace(label), When: when}, ok
+}
+
+// finish checks the lesson as a whole.
+func (p *parser) finish(l *Lesson) {
+	if len(l.Steps) == 0 && len(p.errs) == 0 {
+		p.errf(len(p.lines), `the lesson has no steps (a step starts with "## Title")`)
+	}
+	for i := range l.Steps {
+		st := &l.Steps[i]
+		switch {
+		case st.Prediction != nil && st.Challenge != nil:
+			p.errf(st.Line, "a step is a prediction or a challenge, not both")
+		case st.Prediction != nil:
+			st.Kind = Predict
+			if len(st.Prediction.Reveal) == 0 {
+				p.errf(st.Prediction.Line, "predict: the step needs a ```reveal block: the commands whose outcome the learner predicts")
+			}
+		case st.Challenge != nil:
+			st.Kind = Challenge
+			if len(st.Challenge.Goals) == 0 {
+				p.errf(st.Line, "challenge: no ```goal block")
+			}
+			if len(st.Challenge.Solution) == 0 {
+				p.errf(st.Line, "challenge: no ```solution block")
+			}
+		}
+		if st.Focus != "" && len(st.Panels) > 0 && !slices.Contains(st.Panels, st.Focus) {
+			p.errf(st.Line, "focus %q is not among the step's panels", st.Focus)
+		}
+	}
+	p.checkActors(l)
+}

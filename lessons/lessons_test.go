@@ -1,0 +1,56 @@
+package lessons
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eoslab/eoslab/lessons/lesson"
+)
+
+var update = flag.Bool("update", false, "rewrite golden transcripts")
+
+// Every built-in chapter plays to its end with every expectation true, and
+// its transcript matches the golden file (rewrite with -update).
+func TestBuiltinLessonsPlay(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) == 0 {
+		t.Fatal("no built-in lessons")
+	}
+	for i, l := range all {
+		if i > 0 && l.Number <= all[i-1].Number {
+			t.Errorf("%s: chapter %d follows chapter %d", l.File, l.Number, all[i-1].Number)
+		}
+		t.Run(strings.TrimSuffix(filepath.Base(l.File), ".md"), func(t *testing.T) {
+			p := lesson.NewPlayer(l, 1)
+			reports, ok := p.PlayAll()
+			if !ok {
+				for _, r := range reports {
+					for _, f := range r.Failures(l.File) {
+						t.Error(f)
+					}
+				}
+			}
+			var b bytes.Buffer
+			lesson.WriteTranscript(&b, l, reports, false)
+			golden := filepath.Join("testdata", strings.TrimSuffix(filepath.Base(l.File), ".md")+".golden")
+			if *update {
+				os.MkdirAll("testdata", 0o755)
+				os.WriteFile(golden, b.Bytes(), 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./lessons -update)", err)
+			}
+			if !bytes.Equal(b.Bytes(), want) {
+				t.Errorf("transcript differs from %s (rewrite with -update and read the diff)", golden)
+			}
+		})
+	}
+}
