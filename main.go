@@ -65,7 +65,7 @@ markers and the last stable offset.`,
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cfg.bindFlags(root)
-	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg))
+	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg))
 	return root
 }
 

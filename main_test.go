@@ -37,6 +37,14 @@ func TestExitStatus(t *testing.T) {
 		{"no file given", []string{"inspect"}, 2, "", "requires at least 1 arg"},
 		{"unknown command suggests", []string{"inspct"}, 2, "", "Did you mean this?\n\tinspect"},
 		{"version", []string{"version"}, 0, "eoslab ", ""},
+		{"lab holds", []string{"lab", "--runs", "20"}, 0, "runs with duplicates: 0", ""},
+		{"lab control", []string{"lab", "--runs", "20", "--producer", "plain"}, 0, "runs with duplicates: 20", ""},
+		{"lab bad producer", []string{"lab", "--producer", "x"}, 2, "", "--producer must be idempotent, plain or acks1"},
+		{"lab show", []string{"lab", "--show", "--seed", "3", "--ops", "5"}, 0, "producer p1\nsend p1 orders-0 1", ""},
+		{"lessons list", []string{"lessons", "list"}, 0, "The problem in slow motion", ""},
+		{"play a lesson headless", []string{"play", "1", "--headless"}, 0, "✓ expect anomalies.duplicate == 1", ""},
+		{"play an unknown lesson", []string{"play", "nope.md"}, 2, "", "nope.md: no such file"},
+		{"check the example lesson", []string{"lessons", "check", "assets/lessons/example.md"}, 0, "ok (chapter 30, 4 steps)", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -137,5 +145,22 @@ func TestPlayBadScript(t *testing.T) {
 	code, out, errOut = runCLI(t, "play", bad)
 	if code != 2 || out != "" || !strings.Contains(errOut, bad+`:2:1: unknown producer "p9"`) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestLessonsCheckBrokenFile(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.md")
+	os.WriteFile(bad, []byte("---\nchapter: 2\ntitle: T\nsummary: S\n---\n\n## S\npanels: windw\n\n```eos\nsned p1 orders-0 1\n```\n"), 0o644)
+	code, _, errOut := runCLI(t, "lessons", "check", bad)
+	if code != 1 || !strings.Contains(errOut, bad+`:8: unknown panel "windw"`) || !strings.Contains(errOut, bad+`:11: unknown command "sned", did you mean "send"?`) {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	// A lesson that reads cleanly but whose expectation fails is reported
+	// with the expectation's line.
+	wrong := filepath.Join(t.TempDir(), "wrong.md")
+	os.WriteFile(wrong, []byte("---\nchapter: 2\ntitle: T\nsummary: S\n---\n\n## S\n\n```eos\nproducer p1 plain\nrun\n```\n\n```expect\nproducers.p1.producer_id == 0\n```\n"), 0o644)
+	code, _, errOut = runCLI(t, "lessons", "check", wrong)
+	if code != 1 || !strings.Contains(errOut, wrong+":15: expected producers.p1.producer_id == 0, got -1") {
+		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/spf13/cobra"
+)
+
+// labProducers are the producers the lab can run, by --producer.
+var labProducers = map[string]string{
+	"idempotent": "producer p1",
+	"plain":      "producer p1 plain",
+	"acks1":      "producer p1 acks=1",
+}
+
+func newLabCommand(cfg *config) *cobra.Command {
+	var runs, ops int
+	var kind string
+	var show bool
+	cmd := &cobra.Command{
+		Use:   "lab",
+		Short: "Run many seeded fault schedules and count duplicates, losses and reorderings",
+		Long: `lab plays --runs seeded schedules. In each, producer p1 sends serial-numbered
+records to orders-0..2 while the schedule loses requests and responses,
+delays messages so later ones overtake them, fails partitions over and
+restarts brokers. Afterwards the logs are read: a serial stored twice is a
+duplicate, an acknowledged serial that is missing is lost, a serial after a
+larger one of the same partition is reordered.
+
+  --producer idempotent   (default) must show none of the three
+  --producer plain        enable.idempotence=false: retries duplicate and reorder
+  --producer acks1        acks=1: failovers lose acknowledged records
+
+Runs use seeds --seed, --seed+1, ...; every run is reproducible:
+  eoslab lab --show --seed 17 > lab-17.eos && eoslab play lab-17.eos
+Exit status 1 if an idempotent run shows a duplicate, loss or reordering.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			line, ok := labProducers[kind]
+			if !ok {
+				return fmt.Errorf("--producer must be idempotent, plain or acks1, not %q", kind)
+			}
+			if runs < 1 || ops < 1 {
+				return fmt.Errorf("--runs and --ops must be at least 1")
+			}
+			first := cfg.Options().Seed
+			out := cmd.OutOrStdout()
+			if show {
+				fmt.Fprintf(out, "# eoslab lab --producer %s --ops %d --seed %d\n", kind, ops, first)
+				for _, c := range sim.LabSchedule(first, line, ops) {
+					fmt.Fprintln(out, script.Format(c))
+				}
+				return nil
+			}
+			var dupRuns, lostRuns, reorderRuns, acked, failed int
+			var bad []uint64
+			for i := range runs {
+				seed := first + uint64(i)
+				r, err := sim.RunLab(seed, line, ops)
+				if err != nil {
+					return err
+				}
+				acked += r.Acked
+				failed += r.Failed
+				if r.Duplicates > 0 {
+					dupRuns++
+				}
+				if r.Lost > 0 {
+					lostRuns++
+				}
+				if r.Reordered > 0 {
+					reorderRuns++
+				}
+				if r.Duplicates+r.Lost+r.Reordered > 0 && len(bad) < 5 {
+					bad = append(bad, seed)
+				}
+			}
+			fmt.Fprintf(out, "%d schedules of %d commands with producer %s (seeds %d-%d)\n", runs, ops, kind, first, first+uint64(runs)-1)
+			fmt.Fprintf(out, "  batches acknowledged: %d, failed or expired: %d\n", acked, failed)
+			fmt.Fprintf(out, "  runs with duplicates: %d\n  runs with lost acknowledged records: %d\n  runs with reordering: %d\n", dupRuns, lostRuns, reorderRuns)
+			for _, s := range bad {
+				fmt.Fprintf(out, "  see one: eoslab lab --producer %s --ops %d --show --seed %d > lab-%d.eos && eoslab play lab-%d.eos\n", kind, ops, s, s, s)
+			}
+			if kind == "idempotent" && len(bad) > 0 {
+				return exitError{1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&runs, "runs", 200, "how many schedules to play")
+	cmd.Flags().IntVar(&ops, "ops", 40, "commands per schedule")
+	cmd.Flags().StringVar(&kind, "producer", "idempotent", "idempotent, plain or acks1")
+	cmd.Flags().BoolVar(&show, "show", false, "print the schedule of --seed as a script instead of running")
+	return cmd
+}
