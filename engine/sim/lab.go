@@ -131,4 +131,3 @@ func labSerial(v []byte) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
 }
-
