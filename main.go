@@ -45,7 +45,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	cfg := newConfig()
+	cfg := newConfig(stderr)
 	root := &cobra.Command{
 		Use:   "eoslab",
 		Short: "A terminal lab for Kafka's exactly-once machinery",

@@ -164,3 +164,58 @@ func TestLessonsCheckBrokenFile(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
 }
+
+func TestConfigKeysAndWarnings(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.yaml")
+	os.WriteFile(file, []byte("theme: light\nascii: true\nspeeed: 3\n"), 0o644)
+	t.Setenv("EOSLAB_SPEED", "5")
+	code, out, errOut := runCLI(t, "--config", file, "--lessons-dir", "/tmp/x", "config")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"theme = light\t(file " + file + ")", "ascii = true\t(file " + file + ")",
+		"speed = 5\t(environment EOSLAB_SPEED)", "lessons_dir = /tmp/x\t(flag --lessons-dir)", "mouse = true\t(default)", "seed = 1\t(default)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("config output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errOut, `unknown key "speeed" ignored (did you mean "speed"?)`) || strings.Count(errOut, "warning") != 1 {
+		t.Errorf("want one warning naming the unknown key, got %q", errOut)
+	}
+
+	os.WriteFile(file, []byte("ascii: maybe\n"), 0o644)
+	code, _, errOut = runCLI(t, "--config", file, "config")
+	if code != 2 || !strings.Contains(errOut, `ascii = "maybe" (file `+file+`): want true or false`) {
+		t.Errorf("a bad value: exit %d, %q", code, errOut)
+	}
+	os.WriteFile(file, []byte("theme: dark\n  ascii: [\n"), 0o644)
+	code, _, errOut = runCLI(t, "--config", file, "config")
+	if code != 2 || !strings.Contains(errOut, file) || !strings.Contains(errOut, "line 2") {
+		t.Errorf("malformed YAML must name the file and line: exit %d, %q", code, errOut)
+	}
+}
+
+func TestConfigInit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "config.yaml")
+	code, out, errOut := runCLI(t, "config", "init", path)
+	if code != 0 || !strings.Contains(out, "wrote "+path) {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	for _, k := range []string{"# theme: \"auto\"", "# ascii: false", "# mouse: true", "# speed: 2", "# lessons_dir: \"\"", "# seed: 1"} {
+		if !strings.Contains(string(data), k) {
+			t.Errorf("default file lacks %q:\n%s", k, data)
+		}
+	}
+	// The written file is valid and changes nothing.
+	if code, out, _ := runCLI(t, "--config", path, "config"); code != 0 || !strings.Contains(out, "seed = 1\t(default)") {
+		t.Errorf("the default file does not load cleanly: %d %s", code, out)
+	}
+	os.WriteFile(path, []byte("seed: 5\n"), 0o644)
+	code, _, errOut = runCLI(t, "config", "init", path)
+	data, _ = os.ReadFile(path)
+	if code == 0 || !strings.Contains(errOut, "exists already") || string(data) != "seed: 5\n" {
+		t.Errorf("init overwrote or did not refuse: exit %d, %q, file %q", code, errOut, data)
+	}
+}
