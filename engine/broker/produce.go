@@ -21,6 +21,23 @@ type pendingProduce struct {
 	results  []msg.ProduceResult
 	waitFor  []int64 // per result: the offset the HW must reach, or -1
 	deadline int64
+	// markers is set for a WriteTxnMarkers request, which waits like an
+	// acks=all produce (Kafka appends markers with acks=-1) and is
+	// answered as a marker response.
+	markers *msg.WriteTxnMarkersResponse
+}
+
+// reply answers a settled purgatory entry.
+func (b *Broker) reply(p *pendingProduce, env Env) {
+	if p.markers == nil {
+		b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
+		return
+	}
+	resp := *p.markers
+	for _, r := range p.results {
+		resp.Results = append(resp.Results, msg.MarkerResult{TP: r.TP, Error: r.Error})
+	}
+	env.Reply(b.ID, p.from, 0, p.request, resp)
 }
 
 // HandleProduce runs the leader's produce path for every batch of the
@@ -154,7 +171,7 @@ func (b *Broker) completeSatisfied(env Env) {
 			continue
 		}
 		delete(b.pending, id)
-		b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
+		b.reply(p, env)
 	}
 	b.pendingOrder = waiting
 }
@@ -201,7 +218,7 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 		env.Emit(b.ev("produce.timeout", fmt.Sprintf("answers request #%d with REQUEST_TIMED_OUT: the ISR did not replicate it in time", request)).
 			With("request", trace.Int(int64(request))))
 	}
-	b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
+	b.reply(p, env)
 	return true
 }
 

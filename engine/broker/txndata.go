@@ -34,6 +34,11 @@ func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.C
 		return kerr.InvalidProducerEpoch // never PRODUCER_FENCED on the produce path
 	case code == kerr.None:
 		return kerr.None
+	case code == kerr.ConcurrentTransactions, code == kerr.CoordinatorNotAvailable, code == kerr.NotCoordinator,
+		code == kerr.NetworkException, code == kerr.CoordinatorLoadInProgress:
+		// The coordinator could not answer yet: Kafka turns this into a
+		// retriable error every client retries without a metadata refresh.
+		return kerr.NotEnoughReplicas
 	case tv2:
 		return code
 	}
@@ -44,29 +49,51 @@ func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.C
 // control batch on each data partition this broker leads, or, for a
 // __consumer_offsets partition, the decision on the group offsets written
 // in the transaction.
+//
+// Like Kafka, the markers are appended with acks=-1: the answer waits until
+// the ISR has every marker, so that a marker lost in a failover is never
+// reported written (the coordinator then retries on the new leader).
 func (b *Broker) HandleWriteTxnMarkers(m *msg.Message, req msg.WriteTxnMarkersRequest, env Env) {
-	resp := msg.WriteTxnMarkersResponse{TransactionalID: req.TransactionalID, ProducerID: req.ProducerID}
+	p := &pendingProduce{request: m.ID, from: m.From, deadline: env.Now() + MarkerTimeoutMs,
+		markers: &msg.WriteTxnMarkersResponse{TransactionalID: req.TransactionalID, ProducerID: req.ProducerID}}
+	wait := false
 	for _, tp := range req.Partitions {
-		resp.Results = append(resp.Results, msg.MarkerResult{TP: tp, Error: b.writeMarker(tp, req, env)})
+		code, waitFor := b.writeMarker(tp, req, env)
+		p.results = append(p.results, msg.ProduceResult{TP: tp, Error: code, BaseOffset: -1})
+		p.waitFor = append(p.waitFor, waitFor)
+		wait = wait || waitFor >= 0
 	}
-	env.Reply(b.ID, m.From, 0, m.ID, resp)
+	if !wait || b.settle(p) {
+		b.reply(p, env)
+		return
+	}
+	b.pending[m.ID] = p
+	b.pendingOrder = append(b.pendingOrder, m.ID)
+	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
-func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env) kerr.Code {
+// MarkerTimeoutMs is how long a marker write waits for the ISR (the
+// broker's request.timeout.ms).
+const MarkerTimeoutMs = 30000
+
+// writeMarker appends one marker; it returns the error, or NONE and the
+// offset the high watermark must pass before the marker counts as written
+// (-1 when there is nothing to wait for).
+func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env) (kerr.Code, int64) {
 	typ := record.ControlAbort
 	if req.Commit {
 		typ = record.ControlCommit
 	}
 	if tp.Topic == txn.OffsetsTopic {
 		if leader, ok := env.LeaderOf(tp); !ok || leader != b.ID {
-			return kerr.NotCoordinator
+			return kerr.NotCoordinator, -1
 		}
 		b.decideOffsets(tp, req.ProducerID, req.Commit, env)
-		return kerr.None
+		return kerr.None, -1
 	}
 	r := b.replicas.get(tp)
 	if r == nil || !r.IsLeader {
-		return kerr.NotLeaderOrFollower
+		return kerr.NotLeaderOrFollower, -1
 	}
 	res := r.Log.AppendMarker(req.ProducerID, req.Epoch, record.Marker{Type: typ, CoordinatorEpoch: req.CoordinatorEpoch}, req.TV2, env.Timestamp())
 	if res.Error != kerr.None {
@@ -74,7 +101,7 @@ func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env)
 			env.Emit(b.ev("txn.marker_refused", fmt.Sprintf("refuses the %s marker for producer id %d on %s: %s", typ, req.ProducerID, tp, res.Reason)).
 				With("partition", trace.Str(tp.String())).With("producer_id", trace.Int(req.ProducerID)).With("error", trace.Str(res.Error.Name())))
 		}
-		return res.Error
+		return res.Error, -1
 	}
 	if env.Tracing() {
 		text := fmt.Sprintf("writes the %s marker for producer id %d epoch %d on %s at offset %d", typ, req.ProducerID, req.Epoch, tp, res.Offset)
@@ -87,7 +114,7 @@ func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env)
 			With("coordinator_epoch", trace.Int(int64(req.CoordinatorEpoch))))
 	}
 	b.replicate(r, env)
-	return kerr.None
+	return kerr.None, res.Offset + 1
 }
 
 // decideOffsets applies a marker to the group offsets written under the

@@ -41,7 +41,7 @@ type Consumer struct {
 	needOffsets   bool // positions must come from the group's committed offsets first
 	positions     map[msg.TP]int64
 	read          []Read
-	fetching      map[int]msg.TP // request id -> partition
+	fetching      map[int]fetch // request id -> the fetch
 	dec           record.Decoder
 	batch         record.Batch
 }
@@ -54,7 +54,7 @@ func NewConsumer(name string, readCommitted bool, tps []msg.TP, group string, co
 		maxPoll = DefaultMaxPollRecords
 	}
 	c := &Consumer{name: name, readCommitted: readCommitted, tps: slices.Clone(tps), group: group, maxPoll: maxPoll,
-		positions: map[msg.TP]int64{}, fetching: map[int]msg.TP{}}
+		positions: map[msg.TP]int64{}, fetching: map[int]fetch{}}
 	for _, tp := range tps {
 		c.positions[tp] = committed[tp]
 	}
@@ -74,6 +74,16 @@ func (c *Consumer) SetOffsets(committed map[msg.TP]int64) {
 	}
 	c.needOffsets = false
 }
+
+// fetch is a fetch request on its way.
+type fetch struct {
+	tp     msg.TP
+	sentMs int64
+}
+
+// FetchTimeoutMs is how long a consumer waits for a fetch answer before it
+// gives up on it and fetches again (request.timeout.ms).
+const FetchTimeoutMs = 30000
 
 // DefaultMaxPollRecords is Kafka's max.poll.records.
 const DefaultMaxPollRecords = 500
@@ -113,6 +123,11 @@ func (c *Consumer) Restart(committed map[msg.TP]int64) {
 // Poll fetches once from every partition that has no fetch in flight.
 func (c *Consumer) Poll(env ConsumerEnv) bool {
 	sent := false
+	for id, f := range c.fetching {
+		if env.Now()-f.sentMs >= FetchTimeoutMs {
+			delete(c.fetching, id) // no answer in time: the broker or the network lost it
+		}
+	}
 	for _, tp := range c.tps {
 		if slices.Contains(c.inFlight(), tp) {
 			continue
@@ -122,7 +137,7 @@ func (c *Consumer) Poll(env ConsumerEnv) bool {
 			continue
 		}
 		id := env.Send(leader, 0, msg.ConsumerFetchRequest{TP: tp, Offset: c.positions[tp], ReadCommitted: c.readCommitted})
-		c.fetching[id] = tp
+		c.fetching[id] = fetch{tp, env.Now()}
 		sent = true
 	}
 	return sent
@@ -130,8 +145,8 @@ func (c *Consumer) Poll(env ConsumerEnv) bool {
 
 func (c *Consumer) inFlight() []msg.TP {
 	out := make([]msg.TP, 0, len(c.fetching))
-	for _, tp := range c.fetching {
-		out = append(out, tp)
+	for _, f := range c.fetching {
+		out = append(out, f.tp)
 	}
 	return out
 }
@@ -139,7 +154,8 @@ func (c *Consumer) inFlight() []msg.TP {
 // OnResponse takes a fetch answer. It returns false for an answer the
 // consumer no longer waits for.
 func (c *Consumer) OnResponse(m *msg.Message, env ConsumerEnv) bool {
-	tp, ok := c.fetching[m.ReplyTo]
+	f, ok := c.fetching[m.ReplyTo]
+	tp := f.tp
 	resp, isFetch := m.Body.(msg.ConsumerFetchResponse)
 	if !ok || !isFetch {
 		return false
@@ -226,5 +242,6 @@ func (c *Consumer) fetchEvent(tp msg.TP, resp msg.ConsumerFetchResponse, returne
 		With("consumer", trace.Str(c.name)).With("partition", trace.Str(tp.String())).
 		With("isolation", trace.Str(c.Isolation())).With("offsets", trace.List(returned)).
 		With("lso", trace.Int(resp.LastStableOffset)).With("high_watermark", trace.Int(resp.HighWatermark)).
+		With("error", trace.Str(resp.Error.Name())).
 		With("aborted", trace.JSON("["+aborted+"]"))
 }

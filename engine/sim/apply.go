@@ -163,6 +163,9 @@ func (w *World) createProducer(c *script.Producer) error {
 	if s, ok := w.producers[c.Name]; ok && !s.removed {
 		return fmt.Errorf("producer %q exists already (use: restart producer %s)", c.Name, c.Name)
 	}
+	if _, ok := w.tx.cons[c.Name]; ok {
+		return fmt.Errorf("%q is a consumer's name", c.Name)
+	}
 	w.started = true
 	var settings []client.Setting
 	for _, kv := range c.Config {

@@ -294,7 +294,7 @@ func (w *World) fetchOffsets(cs *consumerSlot) bool {
 		for _, o := range g.Pending[pid] {
 			if slices.Contains(cs.c.Partitions(), o.TP) {
 				if w.tracing() {
-					w.emit(trace.New("consumer.unstable", fmt.Sprintf("%s cannot start yet: group %s has offsets for %s pending in an open transaction of producer id %d (%s); it polls again later",
+					w.emit(trace.New("consumer.unstable", fmt.Sprintf("%s cannot start yet: group %s has offsets for %s pending in an open transaction of producer id %d (%s); the application must poll again",
 						cs.c.Name(), cs.c.Group(), o.TP, pid, kerr.UnstableOffsetCommit.Name())).
 						With("consumer", trace.Str(cs.c.Name())).With("group", trace.Str(cs.c.Group())).With("error", trace.Str(kerr.UnstableOffsetCommit.Name())))
 				}
