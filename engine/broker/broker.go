@@ -162,6 +162,9 @@ func (b *Broker) Kill() {
 // producer state from its newest snapshot and the log after it. A clean
 // shutdown first writes a snapshot at the log end, as Kafka does.
 func (b *Broker) Start(clean bool, env Env) error {
+	// The block of producer ids lived in memory: the restarted broker asks
+	// the controller for a new one, and the rest of the old is never used.
+	b.pidNext, b.pidEnd = 0, 0
 	clear(b.txns)
 	clear(b.pending)
 	b.pendingOrder = nil

@@ -108,7 +108,7 @@ var fields = map[string][]string{
 	"transactions": {"transactional_id", "producer_id", "producer_epoch", "state", "partitions", "timeout_ms", "coordinator", "coordinator_epoch", "pending_markers"},
 	"consumers":    {"name", "isolation", "group", "positions", "read", "values", "offsets"},
 	"groups":       {"group", "committed"},
-	"decision":     {"outcome", "error", "partition", "producer_id", "producer_epoch", "base_sequence", "last_sequence", "record_count", "transactional", "base_offset", "producer", "reason"},
+	"decision":     {"outcome", "error", "path", "partition", "producer_id", "producer_epoch", "base_sequence", "last_sequence", "record_count", "transactional", "base_offset", "producer", "broker"},
 }
 
 var roots = []string{"step", "time_ms", "producers", "partitions", "transactions", "consumers", "groups", "effects", "anomalies", "decision", "events"}
