@@ -67,6 +67,12 @@ func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env E
 func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []int, leaderLog *partition.Log, env Env) (from, to int64) {
 	r := b.replicas.get(tp)
 	wasLeader := r.IsLeader
+	if r.Leader != leader {
+		// A fetch to the old leader may never be answered (it stopped):
+		// the new leader is fetched from at once; a late answer from the
+		// old one is dropped as stale.
+		r.fetching = false
+	}
 	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
 	r.followers = map[int]*follower{}
 	if wasLeader {
