@@ -139,6 +139,16 @@ func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
 		// Not the next batch: an earlier one is still on its way; retry.
 		return true
 	}
+	if code == kerr.OutOfOrderSequenceNumber && p.txn == nil {
+		// The next batch itself is out of order: the broker lost what came
+		// before it (an unclean election, say). The idempotent producer
+		// (Kafka 2.5+) bumps its epoch, restarts the partition's sequences
+		// at 0 and retries; what was lost stays lost, silently.
+		if !ps.unresolved {
+			p.requestBump(b.TP)
+		}
+		return true
+	}
 	return code.Retriable()
 }
 
