@@ -9,7 +9,7 @@ import (
 )
 
 func newInspectCommand() *cobra.Command {
-	var asJSON bool
+	var asJSON, interactive bool
 	cmd := &cobra.Command{
 		Use:   "inspect SEGMENT.log...",
 		Short: "Decode Kafka log segment files batch by batch",
@@ -24,6 +24,9 @@ Try it on the sample that ships with eoslab:
   eoslab inspect assets/sample/00000000000000000000.log`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
+			if interactive {
+				return runInspectTUI(cmd, files)
+			}
 			failed := false
 			for i, f := range files {
 				if !inspectFile(cmd, f, asJSON, len(files) > 1, i > 0) {
@@ -37,6 +40,7 @@ Try it on the sample that ships with eoslab:
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per batch (JSON Lines; keys in docs/inspect.md)")
+	cmd.Flags().BoolVar(&interactive, "tui", false, "browse the file(s) batch by batch, byte by byte, in the interactive inspector")
 	return cmd
 }
 

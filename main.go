@@ -46,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	cfg := newConfig(stderr)
+	tui := &tuiFlags{}
 	root := &cobra.Command{
 		Use:   "eoslab",
 		Short: "A terminal lab for Kafka's exactly-once machinery",
@@ -59,13 +60,14 @@ markers and the last stable offset.`,
 			return cfg.load(cmd)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return cmd.Help()
+			return runTUI(cmd, cfg, tui)
 		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	tui.bind(root) // before the settings, which reuse its --mouse flag
 	cfg.bindFlags(root)
-	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg))
+	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
 	return root
 }
 

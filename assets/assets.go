@@ -10,4 +10,5 @@ const SamplePath = "sample/00000000000000000000.log"
 // FS is the embedded assets tree (read-only).
 //
 //go:embed sample
+//go:embed logo.txt scripts/*.eos
 var FS embed.FS

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"github.com/eoslab/eoslab/assets"
+	"github.com/eoslab/eoslab/lessons"
+	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/app"
+	"github.com/eoslab/eoslab/ui/screen/inspect"
+)
+
+// tuiFlags are the flags of the interactive lab.
+type tuiFlags struct {
+	chapter, step int
+	altScreen     bool
+	mouse         bool
+}
+
+// bind declares the lab's flags: the deep link on the root command, the
+// screen options for every command that opens the lab.
+func (f *tuiFlags) bind(root *cobra.Command) {
+	root.Flags().IntVar(&f.chapter, "chapter", 0, "open chapter N at once")
+	root.Flags().IntVar(&f.step, "step", 0, "with --chapter: start at step K of the chapter")
+	pf := root.PersistentFlags()
+	pf.BoolVar(&f.altScreen, "alt-screen", true, "draw the lab on the terminal's alternate screen (off: keep it in the scrollback)")
+	pf.BoolVar(&f.mouse, "mouse", true, "let the lab use the mouse (click timeline events, scroll panels)")
+}
+
+func (f *tuiFlags) program() []tea.ProgramOption {
+	var opts []tea.ProgramOption
+	if f.altScreen {
+		opts = append(opts, tea.WithAltScreen())
+	}
+	if f.mouse {
+		opts = append(opts, tea.WithMouseCellMotion())
+	}
+	return opts
+}
+
+// runTUI opens the lab: Home, or a chapter with --chapter.
+func runTUI(cmd *cobra.Command, cfg *config, f *tuiFlags) error {
+	if f.step > 0 && f.chapter == 0 {
+		return errors.New("--step needs --chapter")
+	}
+	o := cfg.Options()
+	opt, err := labOptions(o.Seed)
+	if err != nil {
+		return err
+	}
+	opt.Catalog = catalog(o.LessonsDir)
+	opt.Chapter, opt.Step = f.chapter, f.step
+	opt.AutoplayRate = o.Speed
+	opt.LoadProgress, opt.SaveProgress = progressStore()
+	f.mouse = o.Mouse // the flag, the environment or the config file
+	return app.Run(opt, f.program()...)
+}
+
+// runInspectTUI opens the inspector on segment files. The screen options
+// are the root's persistent flags.
+func runInspectTUI(cmd *cobra.Command, paths []string) error {
+	f := &tuiFlags{}
+	f.altScreen, _ = cmd.Flags().GetBool("alt-screen")
+	f.mouse, _ = cmd.Flags().GetBool("mouse")
+	opt, err := labOptions(0)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		opt.Inspect = append(opt.Inspect, inspect.File{Name: filepath.Base(p), Data: data})
+	}
+	return app.Run(opt, f.program()...)
+}
+
+// catalog lists the chapters: the built-in lessons, the lessons of
+// lessons_dir, then the example scripts as extra chapters numbered from
+// 101 (out of the curriculum's way).
+func catalog(dir string) app.Catalog {
+	examples := app.ScriptCatalog(assets.FS, "scripts/*.eos", 101)
+	return func() ([]*lesson.Lesson, error) {
+		out, err := lessons.Builtin()
+		if err != nil {
+			return nil, err
+		}
+		extra, err := lessons.Dir(dir)
+		if err != nil {
+			return nil, err
+		}
+		ex, err := examples()
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range ex {
+			l.Title = "Example: " + l.Title
+		}
+		return append(append(out, extra...), ex...), nil
+	}
+}
+
+// labOptions are the lab's options from what the binary embeds: the
+// example scripts as chapters, the logo and the sample segment.
+func labOptions(seed uint64) (app.Options, error) {
+	logo, err := fs.ReadFile(assets.FS, "logo.txt")
+	if err != nil {
+		return app.Options{}, err
+	}
+	sample, err := fs.ReadFile(assets.FS, assets.SamplePath)
+	if err != nil {
+		return app.Options{}, err
+	}
+	return app.Options{
+		Seed:    seed,
+		Catalog: app.ScriptCatalog(assets.FS, "scripts/*.eos", 101),
+		Logo:    string(logo),
+		Sample:  &inspect.File{Name: filepath.Base(assets.SamplePath) + " (sample)", Data: sample},
+	}, nil
+}
+
+// progressStore keeps progress in $XDG_STATE_HOME/eoslab/progress.json
+// (~/.local/state when unset). Without a home, progress is not kept.
+func progressStore() (func() (app.Progress, error), func(app.Progress) error) {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, nil
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	file := filepath.Join(dir, "eoslab", "progress.json")
+	load := func() (app.Progress, error) {
+		var p app.Progress
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return p, err
+		}
+		if err := json.Unmarshal(data, &p); err != nil {
+			return p, fmt.Errorf("%s: %w", file, err)
+		}
+		return p, nil
+	}
+	save := func(p app.Progress) error {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return err
+		}
+		data, _ := json.Marshal(p)
+		return os.WriteFile(file, data, 0o644)
+	}
+	return load, save
+}

@@ -1,0 +1,82 @@
+package themes
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinThemesAreComplete(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		th, err := Builtin(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if th.Name != name {
+			t.Errorf("%s: named %q inside", name, th.Name)
+		}
+		p := th.Palette
+		if name == "mono" {
+			if p.Text != "" || p.Good != "" || p.Fields[0] != "" {
+				t.Errorf("mono has colours: %+v", p)
+			}
+			continue
+		}
+		// The three verdicts and the two offsets lines must be told apart.
+		if p.Good == p.Warn || p.Warn == p.Bad || p.Good == p.Bad || p.HighWatermark == p.LastStable {
+			t.Errorf("%s: append/duplicate/reject or HW/LSO share a colour", name)
+		}
+		for i, c := range p.Fields {
+			if c == "" {
+				t.Errorf("%s: field %s has no colour", name, FieldRoles[i])
+			}
+		}
+	}
+}
+
+func TestThemeErrors(t *testing.T) {
+	dark, _ := os.ReadFile("builtin/dark.yaml")
+	cases := []struct{ src, want string }{
+		{"name: x\ntext: \"252\"\nbordr: \"1\"\n", `t.yaml:3: unknown role "bordr", did you mean "border"?`},
+		{strings.Replace(string(dark), `append: "42"`, `append: "#12345"`, 1), `t.yaml:9: append: "#12345" is not a colour`},
+		{strings.Replace(string(dark), `append: "42"`, `append: "300"`, 1), `t.yaml:9: append: "300" is not a colour`},
+		{strings.Replace(string(dark), `  crc: "203"`, `  crcc: "203"`, 1), `unknown header field "crcc", did you mean "crc"?`},
+		{"text: \"252\"\n", "t.yaml: missing roles: muted, faint"},
+		{"text: [\n", "t.yaml:1: did not find expected node content"},
+		{"inherits: drak\n", `inherits: no built-in theme "drak", did you mean "dark"?`},
+		{"- a\n", "t.yaml:1: a theme is a map of role: colour"},
+	}
+	for _, c := range cases {
+		_, err := Parse("t.yaml", []byte(c.src))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+		}
+	}
+	// inherits fills what is not given.
+	th, err := Parse("t.yaml", []byte("inherits: light\nappend: \"#00ff00\"\n"))
+	if err != nil || th.Palette.Good != "#00ff00" || th.Palette.Text != "235" {
+		t.Fatalf("inherits: %v %+v", err, th)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte("inherits: dark\nname: mine\naccent: \"#ff0000\"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("inherits: dark\naccnt: \"1\"\n"), 0o644)
+	if th, err := Resolve("auto", dir, true); err != nil || th.Name != "dark" {
+		t.Errorf("auto on dark: %v %v", th, err)
+	}
+	if th, err := Resolve("auto", dir, false); err != nil || th.Name != "light" {
+		t.Errorf("auto on light: %v %v", th, err)
+	}
+	if th, err := Resolve("mine", dir, true); err != nil || th.Palette.Accent != "#ff0000" {
+		t.Errorf("user theme: %v %v", th, err)
+	}
+	if _, err := Resolve("broken", dir, true); err == nil || !strings.Contains(err.Error(), "broken.yaml:2: unknown role") {
+		t.Errorf("a broken user theme must report its file and line: %v", err)
+	}
+	if _, err := Resolve("hi-contrast", dir, true); err == nil || !strings.Contains(err.Error(), `did you mean "high-contrast"?`) {
+		t.Errorf("unknown theme: %v", err)
+	}
+}

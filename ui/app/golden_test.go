@@ -1,0 +1,69 @@
+package app
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// Screens as text at the two sizes the lab is designed for. Regenerate
+// with `go test ./ui/app -update` and read the diff before committing.
+func TestGolden(t *testing.T) {
+	cases := []struct {
+		name  string
+		sizes [][2]int
+		build func(t *testing.T, w, h int) Model
+	}{
+		{"home", designSizes, func(t *testing.T, w, h int) Model { return newModel(t, testOptions(t, false), w, h) }},
+		{"chapters", designSizes, func(t *testing.T, w, h int) Model {
+			m, _ := send(t, newModel(t, testOptions(t, false), w, h), keyEnter)
+			return m
+		}},
+		// The worked example at the leader's first verdict on p1's batches:
+		// the stored batch's offset and leader epoch flagged, the CRC
+		// unchanged, the window holding its first batch.
+		{"lesson-midway", designSizes, func(t *testing.T, w, h int) Model { return workedExampleAtFirstAppend(t, w, h) }},
+		{"lesson-midway-window", [][2]int{{80, 24}}, func(t *testing.T, w, h int) Model {
+			m, _ := send(t, workedExampleAtFirstAppend(t, w, h), keyTab)
+			return m
+		}},
+		// The duplicate decision, built by commands.
+		{"duplicate", designSizes, func(t *testing.T, w, h int) Model {
+			m := sandboxAt(t, w, h, "producer p1", "send p1 orders-0 2", "lose response p1", "run")
+			if w < 100 {
+				m, _ = send(t, m, keyTab) // the window tab
+			}
+			return m
+		}},
+		{"help", [][2]int{{120, 40}}, func(t *testing.T, w, h int) Model {
+			m, _ := send(t, sandboxAt(t, w, h), keyRunes("?"))
+			return m
+		}},
+		{"too-small", [][2]int{{79, 24}, {60, 20}}, func(t *testing.T, w, h int) Model {
+			return newModel(t, testOptions(t, false), w, h)
+		}},
+	}
+	for _, c := range cases {
+		for _, size := range c.sizes {
+			t.Run(fmt.Sprintf("%s/%dx%d", c.name, size[0], size[1]), func(t *testing.T) {
+				golden.RequireEqual(t, []byte(c.build(t, size[0], size[1]).View()))
+			})
+		}
+	}
+}
+
+var designSizes = [][2]int{{80, 24}, {120, 40}}
+
+func workedExampleAtFirstAppend(t testing.TB, w, h int) Model {
+	t.Helper()
+	m, _ := send(t, newModel(t, testOptions(t, true), w, h), keyEnter, keyEnter)
+	for range 500 {
+		if d := m.Session().Snapshot().LastDecision; d != nil && d.Str("producer") == "p1" {
+			return m
+		}
+		m, _ = send(t, m, keyRight)
+	}
+	t.Fatal("p1's first batch was never decided")
+	return m
+}

@@ -1,0 +1,108 @@
+package batchbytes
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/muesli/termenv"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/ui/keymap"
+	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/styles"
+)
+
+func newPanel(w, h int) Model {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.Ascii)
+	m := New(styles.New(r, styles.DefaultPalette()), keymap.Default())
+	m.SetSize(w, h)
+	return m
+}
+
+// world plays lines and steps until the first produce decision.
+func world(t *testing.T, lines ...string) *sim.World {
+	t.Helper()
+	w := sim.New(1)
+	for _, l := range lines {
+		c, err := script.ParseLine(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for w.Snapshot().LastDecision == nil {
+		if _, ok := w.Step(); !ok {
+			t.Fatal("no decision")
+		}
+	}
+	return w
+}
+
+func data(w *sim.World) panel.Data {
+	return panel.Data{Snap: w.Snapshot(), Trace: w.Trace(), Partition: "orders-0", Producer: "p1", Motion: panel.Forward}
+}
+
+// At the step a leader stores a batch, the panel compares it with the
+// bytes its producer sent: only bytes outside the CRC differ.
+func TestStoredBatchComparedWithSent(t *testing.T) {
+	w := world(t, "producer p1", "send p1 orders-0 2")
+	m := newPanel(64, 16)
+	m.SetData(data(w))
+	for i, c := range m.changed {
+		if c && i >= 21 {
+			t.Fatalf("byte %d inside the CRC flagged as changed", i)
+		}
+	}
+	view := ansi.Strip(m.View())
+	if !strings.Contains(view, "partitionLeaderEpoch -1→0") || !strings.Contains(view, "crc unchanged ✓") {
+		t.Fatalf("the change should be spelt out:\n%s", view)
+	}
+	golden.RequireEqual(t, []byte(m.View()))
+	// The next step shows the same stored batch: nothing changed since.
+	w.Step()
+	m.SetData(data(w))
+	if len(m.notes) != 0 {
+		t.Fatalf("flags should clear when the bytes stay the same: %v", m.notes)
+	}
+}
+
+func TestCursorWalksFieldsThenRecords(t *testing.T) {
+	m := newPanel(64, 16)
+	m.SetData(data(world(t, "producer p1", "send p1 orders-0 2")))
+	next := tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("w")}
+	var starts []int
+	for range 15 {
+		m, _ = m.Update(next)
+		starts = append(starts, m.Cursor())
+	}
+	want := []int{8, 12, 16, 17, 21, 23, 27, 35, 43, 51, 53, 57, 61}
+	for i, w := range want {
+		if starts[i] != w {
+			t.Fatalf("field %d starts at %d, want %d (walk %v)", i+1, starts[i], w, starts)
+		}
+	}
+	if starts[13] <= 61 || !strings.Contains(ansi.Strip(m.View()), "▸ record 1") {
+		t.Fatalf("after the header the cursor walks records: %v\n%s", starts, ansi.Strip(m.View()))
+	}
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(",")})
+	if m.Cursor() != starts[14]-1 {
+		t.Fatal(", moves back one byte")
+	}
+}
+
+func TestDifferentBatchesAreNotCompared(t *testing.T) {
+	a := world(t, "producer p1", "send p1 orders-0 2").Snapshot().Partitions[0].Batches[0].Bytes
+	b := world(t, "producer p1", "send p1 orders-0 3").Snapshot().Partitions[0].Batches[0].Bytes
+	if c, notes := changedFields(a, b); c != nil || notes != nil {
+		t.Fatalf("batches with different CRCs were compared: %v", notes)
+	}
+}

@@ -1,0 +1,88 @@
+// Package panel holds what every engine panel receives: one snapshot, the
+// events around it and what is in focus. The panels themselves live in
+// the sub-packages (batchbytes, window, producer, network, partition,
+// timeline, anomalies); each is a small model with New, SetSize, SetData,
+// Update where it takes keys, and View. Panels read snapshots only; they
+// never hold a world and never ask the engine anything.
+package panel
+
+import (
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Motion says how the shown world got where it is since the last Data.
+type Motion uint8
+
+const (
+	// Same: the same world (focus or size changed).
+	Same Motion = iota
+	// Forward: one move forward (a step, a command, a lesson segment).
+	Forward
+	// Jump: time travel (back, start, end, a click on the timeline).
+	Jump
+)
+
+// Data is one frame of the engine for the panels.
+type Data struct {
+	Snap      *sim.Snapshot
+	Trace     []trace.Event // every event up to the shown step (shared)
+	Future    []trace.Event // the timeline's events after it, while travelling back
+	Partition string        // partition in focus, e.g. "orders-0"
+	Producer  string        // producer (client name) in focus, "" if none
+	Motion    Motion
+}
+
+// PartitionView returns the partition in focus, or nil.
+func (d *Data) PartitionView() *sim.PartitionView {
+	if d.Snap == nil {
+		return nil
+	}
+	for i := range d.Snap.Partitions {
+		if d.Snap.Partitions[i].Name == d.Partition {
+			return &d.Snap.Partitions[i]
+		}
+	}
+	return nil
+}
+
+// ProducerView returns the named producer client, or nil.
+func (d *Data) ProducerView(name string) *sim.ProducerView {
+	if d.Snap == nil {
+		return nil
+	}
+	for i := range d.Snap.Producers {
+		if d.Snap.Producers[i].Name == name {
+			return &d.Snap.Producers[i]
+		}
+	}
+	return nil
+}
+
+// ProducerIndex is the position of a producer client in the snapshot, for
+// its colour; -1 if unknown.
+func (d *Data) ProducerIndex(name string) int {
+	if d.Snap == nil {
+		return -1
+	}
+	for i := range d.Snap.Producers {
+		if d.Snap.Producers[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// ProducerOf names the client that currently holds a producer id, with
+// its index; ("", -1) for plain batches and ids no client holds now.
+func (d *Data) ProducerOf(pid int64) (string, int) {
+	if d.Snap == nil || pid < 0 {
+		return "", -1
+	}
+	for i := range d.Snap.Producers {
+		if d.Snap.Producers[i].ProducerID == pid {
+			return d.Snap.Producers[i].Name, i
+		}
+	}
+	return "", -1
+}

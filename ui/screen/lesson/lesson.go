@@ -1,0 +1,206 @@
+// Package lesson is the lesson screen: the step's narration on top
+// (Markdown, rendered once per step and width), what → will do next, and
+// the engine panels below. The app drives the session and hands this
+// screen each new frame; the screen never touches the engine.
+package lesson
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/keymap"
+	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/session"
+	"github.com/eoslab/eoslab/ui/styles"
+	"github.com/eoslab/eoslab/ui/widget/box"
+	"github.com/eoslab/eoslab/ui/widget/markdown"
+	"github.com/eoslab/eoslab/ui/workbench"
+)
+
+// Model is the lesson screen.
+type Model struct {
+	st     *styles.Styles
+	keys   keymap.KeyMap
+	md     *markdown.Renderer
+	lesson *lesson.Lesson
+	w, h   int
+
+	pos    session.Position
+	behind bool
+	prompt Prompt
+	bench  workbench.Model
+
+	text   []string // the rendered narration of the shown step, by line
+	scroll int
+	shown  int // the lesson step whose narration is rendered (-2: none yet)
+}
+
+// Prompt is what the shown step asks of the learner, as the app found it
+// by evaluating the step's predicates on the engine's state.
+type Prompt struct {
+	Question string
+	Choices  []string
+	Chosen   int    // the learner's answer, 1-based; 0: none yet
+	Marked   []bool // after the reveal: the choices the engine made true
+	Goals    []lesson.Check
+	Checks   []lesson.Check // the step's expectations, once it has played out
+}
+
+// New returns the screen for lesson l.
+func New(st *styles.Styles, keys keymap.KeyMap, md *markdown.Renderer, l *lesson.Lesson) Model {
+	m := Model{st: st, keys: keys, md: md, lesson: l, bench: workbench.New(st, keys), shown: -2}
+	m.bench.SetPanels(l.Panels, "")
+	return m
+}
+
+// Lesson is the lesson shown.
+func (m Model) Lesson() *lesson.Lesson { return m.lesson }
+
+// SetSize lays the screen out in w×h cells.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.renderNarration()
+	m.bench.SetSize(w, max(h-m.narrationHeight(), 0))
+}
+
+// SetData shows a frame of the engine at lesson position pos with what
+// the step asks. behind says the frame is in the timeline's past (→
+// redoes rather than acts).
+func (m *Model) SetData(d panel.Data, pos session.Position, behind bool, p Prompt) {
+	m.pos, m.behind = pos, behind
+	rows := m.narrationHeight()
+	if pos.Step != m.shown {
+		m.shown, m.scroll = pos.Step, 0
+		panels, focus := m.lesson.Panels, lesson.Panel("")
+		if pos.Step >= 0 {
+			st := m.lesson.Steps[pos.Step]
+			if len(st.Panels) > 0 {
+				panels = st.Panels
+			}
+			focus = st.Focus
+		}
+		m.bench.SetPanels(panels, focus)
+		m.prompt = p
+		m.renderNarration()
+	} else if !samePrompt(m.prompt, p) {
+		m.prompt = p
+		m.renderNarration()
+	}
+	if rows != m.narrationHeight() || pos.Step != m.shown {
+		m.bench.SetSize(m.w, max(m.h-m.narrationHeight(), 0))
+	}
+	m.bench.SetData(d)
+}
+
+func samePrompt(a, b Prompt) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
+
+// Bench is the panel area (for the app's mouse offsets and tests).
+func (m Model) Bench() workbench.Model { return m.bench }
+
+// Update scrolls the narration and passes everything else to the panels.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		switch {
+		case key.Matches(k, m.keys.NarrationDown):
+			m.scroll = min(m.scroll+1, max(len(m.text)-m.textRows(), 0))
+			return m, nil
+		case key.Matches(k, m.keys.NarrationUp):
+			m.scroll = max(m.scroll-1, 0)
+			return m, nil
+		}
+	}
+	if mm, ok := msg.(tea.MouseMsg); ok {
+		mm.Y -= m.narrationHeight()
+		msg = mm
+	}
+	var cmd tea.Cmd
+	m.bench, cmd = m.bench.Update(msg)
+	return m, cmd
+}
+
+// Keys lists what this screen adds to the help.
+func (m Model) Keys() []key.Binding {
+	ks := m.bench.Keys()
+	if m.prompt.Question != "" && m.prompt.Marked == nil {
+		ks = append([]key.Binding{m.keys.Answer}, ks...)
+	}
+	if len(m.text) > m.textRows() {
+		ks = append(ks, m.keys.NarrationDown, m.keys.NarrationUp)
+	}
+	return ks
+}
+
+// narrationHeight: a title line, the text, the "next" line. The text gets
+// up to 6 lines on a large screen and 3 on a small one; the rest scrolls.
+func (m Model) narrationHeight() int { return 2 + m.textRows() }
+
+func (m Model) textRows() int {
+	limit := 3
+	if m.h >= 34 {
+		limit = 6
+	}
+	if m.prompt.Question != "" || len(m.prompt.Goals) > 0 || len(m.prompt.Checks) > 0 {
+		limit += 2 // room for what the step asks
+	}
+	return max(min(len(m.text), limit), 1)
+}
+
+// renderNarration renders the step's question or checklist (first: it is
+// what to act on) and its narration, once per step, width and prompt.
+func (m *Model) renderNarration() {
+	md := m.lesson.Intro
+	if md == "" {
+		md = m.lesson.Summary
+	}
+	if m.shown >= 0 {
+		md = m.lesson.Steps[m.shown].Narration
+		if strings.TrimSpace(md) == "" {
+			md = "_(this step has no narration: watch the panels)_"
+		}
+	}
+	m.text = append(m.promptLines(), strings.Split(m.md.Render(md, max(m.w-2, 10)), "\n")...)
+}
+
+// View draws the narration block above the panels.
+func (m Model) View() string {
+	title := fmt.Sprintf("Chapter %d · %s", m.lesson.Number, m.lesson.Title)
+	step := "introduction"
+	if m.pos.Step >= 0 {
+		step = fmt.Sprintf("step %d/%d", m.pos.Step+1, m.pos.Steps)
+		if t := m.lesson.Steps[m.pos.Step].Title; t != "" {
+			step += ": " + t
+		}
+	}
+	head := box.Line(m.st.Title.Render(title)+m.st.Muted.Render("  ·  "+step), m.w)
+	rows := m.textRows()
+	end := min(m.scroll+rows, len(m.text))
+	text := strings.Join(m.text[m.scroll:end], "\n")
+	if end < len(m.text) {
+		text += m.st.Muted.Render(fmt.Sprintf("  ▾ %d more line(s): pgdown", len(m.text)-end))
+	}
+	return box.Stack(head, box.Fit(text, m.w, rows), box.Line(m.next(), m.w), m.bench.View())
+}
+
+// next says what → will do.
+func (m Model) next() string {
+	arrow := m.st.Key.Render("→ ")
+	switch {
+	case m.behind:
+		return arrow + m.st.Warn.Render("redo the next step of this timeline (you are in its past; acting here forks it)")
+	case m.pos.Stepping:
+		return arrow + "perform the next event (something is due)"
+	case m.pos.Reveal && m.prompt.Chosen == 0:
+		return arrow + "reveal what the engine does " + m.st.Warn.Render(fmt.Sprintf("— answer first: 1-%d", len(m.prompt.Choices)))
+	case m.pos.Reveal:
+		return arrow + "reveal what the engine does (your answer: " + fmt.Sprint(m.prompt.Chosen) + ")"
+	case len(m.pos.Next) > 0:
+		return arrow + "apply " + m.st.Accent.Render(strings.Join(m.pos.Next, " · "))
+	case m.pos.Done:
+		return m.st.Good.Render("✓ end of the lesson") + m.st.Muted.Render(" · ← and → travel in time · esc for the chapters")
+	}
+	return ""
+}

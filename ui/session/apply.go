@@ -1,0 +1,178 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Change is what Apply and Load did.
+type Change struct {
+	Events []trace.Event
+	// ForkedAt is the step a new timeline started from, or -1 when the
+	// command was applied at the present. At the origin it is 0.
+	ForkedAt int
+}
+
+// Apply performs one command from the command bar or a fault key. Applied
+// while behind, it forks: the future is dropped and the shown world
+// becomes the timeline. A command the world refuses changes nothing (and
+// does not fork).
+func (s *Session) Apply(c script.Command) (Change, error) {
+	a := Change{ForkedAt: -1}
+	if s.Behind() {
+		if err := s.check(c); err != nil {
+			return a, err
+		}
+		a.ForkedAt = max(s.at, 0)
+		s.fork()
+	}
+	before := s.world.Steps()
+	evs, err := s.apply(c)
+	if err != nil {
+		return a, err
+	}
+	if s.cur.Budget > 0 {
+		// Steps the learner took by hand count against the lesson's.
+		s.cur.Budget = max(s.cur.Budget-(s.world.Steps()-before), 0)
+	}
+	s.moved()
+	a.Events = evs
+	return a, nil
+}
+
+func isRun(c script.Command) bool { _, ok := c.(*script.Run); return ok }
+
+// check tries c on a copy of the shown world, so that a refused command
+// leaves the kept future alone.
+func (s *Session) check(c script.Command) error {
+	if _, ok := c.(*script.Step); ok || isRun(c) {
+		return nil // steps cannot be refused
+	}
+	probe := sim.New(s.seed)
+	if s.at != origin {
+		w, err := s.world.Rewind(s.at)
+		if err != nil {
+			return err
+		}
+		probe = w
+	}
+	probe.SetTracing(false)
+	_, err := probe.Apply(c)
+	return err
+}
+
+// fork makes the shown world the timeline, dropping the future: the log
+// and the lesson marks keep what the shown world contains.
+func (s *Session) fork() {
+	k := s.at
+	s.timeline = s.world
+	if k == origin {
+		s.log, s.marks, s.at = nil, nil, 0
+		return
+	}
+	keep := 0
+	for _, e := range s.log {
+		// An entry applied at step k is part of the world rewound to k. An
+		// advance that was cut short by the rewind is dropped: its steps are
+		// saved as `step N` (the clock lands where those steps put it).
+		if e.After > k {
+			break
+		}
+		keep++
+	}
+	s.log = s.log[:keep:keep]
+	n := 0
+	for _, m := range s.marks {
+		if m.steps <= k {
+			n++
+		}
+	}
+	s.marks = s.marks[:n:n]
+}
+
+// apply performs c on the shown world (at the present) and logs it.
+// Steps are not logged as commands: Script writes them as `step N` from
+// the step counts, which replays them exactly.
+func (s *Session) apply(c script.Command) ([]trace.Event, error) {
+	before := s.world.Steps()
+	switch c := c.(type) {
+	case *script.Step:
+		var out []trace.Event
+		for range max(c.N, 1) {
+			evs, ok := s.world.Step()
+			if !ok {
+				break
+			}
+			out = append(out, evs...)
+		}
+		return out, nil
+	case *script.Run:
+		return s.world.Run(), nil
+	}
+	evs, err := s.world.Apply(c)
+	if err != nil {
+		return nil, err
+	}
+	s.log = append(s.log, Entry{Line: script.Format(c), Before: before, After: s.world.Steps()})
+	return evs, nil
+}
+
+// Load applies a whole script (`:load`), forking first when behind. It
+// stops at the first command the world refuses and reports it with its
+// line; what came before stays applied.
+func (s *Session) Load(file string, cmds []script.Command) (Change, error) {
+	a := Change{ForkedAt: -1}
+	if s.Behind() {
+		a.ForkedAt = max(s.at, 0)
+		s.fork()
+	}
+	for _, c := range cmds {
+		evs, err := s.apply(c)
+		a.Events = append(a.Events, evs...)
+		if err != nil {
+			s.moved()
+			return a, fmt.Errorf("%s:%s: %w", file, c.Position(), err)
+		}
+	}
+	s.moved()
+	return a, nil
+}
+
+// Log is every command applied on the timeline up to the shown world.
+func (s *Session) Log() []Entry {
+	var out []Entry
+	for _, e := range s.log {
+		if s.at == origin || e.After > s.at {
+			break
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Script renders the shown world's history as a script that `eoslab play
+// --seed N` replays to the same state: each command in canonical form,
+// and the steps between them as `step N`.
+func (s *Session) Script() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# eoslab session: seed %d, %d step(s).\n", s.seed, max(s.Step(), 0))
+	fmt.Fprintf(&b, "# Replay it with: eoslab play --seed %d FILE\n\n", s.seed)
+	done := 0
+	for _, e := range s.Log() {
+		if gap := e.Before - done; gap > 0 {
+			fmt.Fprintf(&b, "step %d\n", gap)
+		}
+		b.WriteString(e.Line + "\n")
+		done = e.After
+	}
+	if s.at != origin {
+		if gap := s.world.Steps() - done; gap > 0 {
+			fmt.Fprintf(&b, "step %d\n", gap)
+		}
+	}
+	return b.String()
+}

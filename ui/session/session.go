@@ -1,0 +1,294 @@
+// Package session drives the engine the way the lab's screens need it:
+// one step or one lesson segment at a time, back and forth in time, and
+// forking a new timeline when the learner acts in the past. It records
+// what was applied so that a session can be saved as a script that
+// `eoslab play` replays.
+//
+// Time travel. The session keeps the latest world of the current timeline
+// (the "future" while travelling) and the world shown. Going back replays
+// the timeline's history up to a step (sim.World.Rewind); going forward
+// again rewinds the kept future one step further instead of recomputing
+// it, so → after ← redoes exactly what happened. Any command applied while
+// behind drops that future: the shown world becomes the new timeline.
+//
+// The package has no Bubble Tea dependency; the app calls it from Update.
+package session
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/lessons/lesson"
+)
+
+// origin is the position before anything was applied: a fresh world.
+const origin = -1
+
+// Entry is one command applied on the timeline, with the step counts
+// around it (an `advance` performs steps of its own).
+type Entry struct {
+	Line          string // canonical form (script.Format)
+	Before, After int
+}
+
+// Session is one run of the engine in the lab.
+type Session struct {
+	seed     uint64
+	timeline *sim.World // the latest world of the current timeline
+	world    *sim.World // the world shown; == timeline at the present
+	at       int        // steps of the shown world, or origin
+	log      []Entry
+	snap     *sim.Snapshot
+
+	segs  []segment // nil in the sandbox
+	cur   Cursor
+	marks []mark
+
+	lesson *lesson.Lesson
+}
+
+// New starts a session with a fresh world. l is nil for the sandbox.
+func New(seed uint64, l *lesson.Lesson) *Session {
+	s := &Session{seed: seed, at: origin, lesson: l, cur: Cursor{Budget: untilIdle}}
+	if l != nil {
+		s.segs = segments(l)
+	}
+	s.timeline = sim.New(seed)
+	s.world = s.timeline
+	s.refresh()
+	return s
+}
+
+// Seed is the engine seed.
+func (s *Session) Seed() uint64 { return s.seed }
+
+// Lesson is the lesson being played, nil in the sandbox.
+func (s *Session) Lesson() *lesson.Lesson { return s.lesson }
+
+// Snapshot is the shown world, taken once per change.
+func (s *Session) Snapshot() *sim.Snapshot { return s.snap }
+
+// Trace is every event up to the shown step (shared: do not modify).
+func (s *Session) Trace() []trace.Event { return s.world.Trace() }
+
+// Future is the timeline's events after the shown step, while travelling.
+func (s *Session) Future() []trace.Event {
+	if s.world == s.timeline {
+		return nil
+	}
+	return s.timeline.Trace()[len(s.world.Trace()):]
+}
+
+// Step is the shown world's step count.
+func (s *Session) Step() int { return s.world.Steps() }
+
+// TimelineSteps is how far the current timeline goes.
+func (s *Session) TimelineSteps() int { return s.timeline.Steps() }
+
+// Behind reports whether the shown world is in the timeline's past.
+func (s *Session) Behind() bool { return s.world != s.timeline }
+
+// AtOrigin reports whether nothing at all is applied in the shown world.
+func (s *Session) AtOrigin() bool { return s.at == origin }
+
+func (s *Session) refresh() {
+	s.snap = s.world.Snapshot()
+}
+
+// Result says what a move forward did.
+type Result struct {
+	Kind     ResultKind
+	Events   []trace.Event
+	Commands []string // the commands applied (Applied)
+	Err      error    // a lesson command the world refused (the rest still applied)
+}
+
+// ResultKind is what → did.
+type ResultKind uint8
+
+const (
+	Stepped ResultKind = iota + 1 // performed one engine step
+	Applied                       // applied the next lesson segment
+	Redone                        // moved one step forward along the kept future
+	Idle                          // sandbox: nothing is due
+	Ended                         // lesson: nothing due and nothing left
+)
+
+// Forward performs the next step if one is due (within the lesson
+// segment's budget, or freely once the lesson is over), otherwise applies
+// the next lesson segment. While behind, it redoes the kept future one
+// step instead.
+func (s *Session) Forward() Result {
+	if s.Behind() {
+		next := s.at + 1
+		if s.at == origin {
+			next = 0
+		}
+		s.travel(next)
+		return Result{Kind: Redone, Events: s.eventsAt(s.Step())}
+	}
+	if s.stepping() {
+		if evs, ok := s.world.Step(); ok {
+			if s.cur.Budget > 0 {
+				s.cur.Budget--
+			}
+			s.moved()
+			return Result{Kind: Stepped, Events: evs}
+		}
+		// Only a paused producer's items were due: they are held now.
+		s.refresh()
+	}
+	if s.cur.Seg < len(s.segs) {
+		return s.applySegment()
+	}
+	if s.segs == nil {
+		return Result{Kind: Idle}
+	}
+	return Result{Kind: Ended}
+}
+
+// stepping reports whether → performs an engine step next.
+func (s *Session) stepping() bool {
+	return s.snap.Due && (s.cur.Budget != 0 || s.cur.Seg >= len(s.segs))
+}
+
+func (s *Session) applySegment() Result {
+	seg := s.segs[s.cur.Seg]
+	start := s.cur.StepStart
+	if s.cur.Seg == 0 || s.segs[s.cur.Seg-1].step != seg.step {
+		start = len(s.world.Trace())
+	}
+	r := Result{Kind: Applied}
+	for _, c := range seg.cmds {
+		evs, err := s.apply(c)
+		r.Events = append(r.Events, evs...)
+		r.Commands = append(r.Commands, script.Format(c))
+		if err != nil && r.Err == nil {
+			r.Err = fmt.Errorf("%s: %w", script.Format(c), err)
+		}
+	}
+	s.cur = Cursor{Seg: s.cur.Seg + 1, Budget: seg.budget, StepStart: start}
+	s.moved()
+	return r
+}
+
+// moved records the position after a change at the present.
+func (s *Session) moved() {
+	s.at = s.world.Steps()
+	if s.segs != nil {
+		s.marks = append(s.marks, mark{steps: s.at, cur: s.cur})
+	}
+	s.refresh()
+}
+
+// eventsAt returns the shown trace's events of step k.
+func (s *Session) eventsAt(k int) []trace.Event {
+	tr := s.world.Trace()
+	i := len(tr)
+	for i > 0 && tr[i-1].Step == k {
+		i--
+	}
+	return tr[i:]
+}
+
+// Back goes one engine step back (from step 0, to the origin). It reports
+// false when there is nowhere to go.
+func (s *Session) Back() bool {
+	switch {
+	case s.at == origin:
+		return false
+	case s.at == 0:
+		if len(s.log) == 0 && s.cur.Seg == 0 {
+			return false // step 0 with nothing applied is the origin
+		}
+		s.travel(origin)
+	default:
+		s.travel(s.at - 1)
+	}
+	return true
+}
+
+// Start travels to the origin; End to the timeline's last step.
+func (s *Session) Start() { s.travel(origin) }
+
+// End travels to the present of the timeline.
+func (s *Session) End() { s.travel(s.timeline.Steps()) }
+
+// TravelTo shows the timeline at step k (clamped to the timeline).
+func (s *Session) TravelTo(k int) { s.travel(min(max(k, 0), s.timeline.Steps())) }
+
+func (s *Session) travel(k int) {
+	switch {
+	case k == origin:
+		s.world = sim.New(s.seed)
+	case k >= s.timeline.Steps():
+		k = s.timeline.Steps()
+		s.world = s.timeline
+	default:
+		w, err := s.timeline.Rewind(k)
+		if err != nil {
+			panic(fmt.Sprintf("rewinding to step %d of %d: %v", k, s.timeline.Steps(), err))
+		}
+		s.world = w
+	}
+	s.at = k
+	s.cur = s.cursorAt(k)
+	s.refresh()
+}
+
+// cursorAt is the lesson cursor that went with the world at step k: the
+// last one recorded at or before it.
+func (s *Session) cursorAt(k int) Cursor {
+	if k == origin {
+		return Cursor{Budget: untilIdle}
+	}
+	for i := len(s.marks) - 1; i >= 0; i-- {
+		if s.marks[i].steps <= k {
+			return s.marks[i].cur
+		}
+	}
+	return Cursor{Budget: untilIdle}
+}
+
+// Position describes the lesson position; the zero Position in the sandbox.
+func (s *Session) Position() Position {
+	stepping := s.stepping()
+	if s.lesson == nil {
+		return Position{Step: -1, Stepping: stepping}
+	}
+	p := Position{Step: -1, Steps: len(s.lesson.Steps), Stepping: stepping, StepStart: s.cur.StepStart}
+	if s.cur.Seg > 0 {
+		last := s.segs[s.cur.Seg-1]
+		p.Step, p.Revealed = last.step, last.reveal
+	}
+	if s.cur.Seg < len(s.segs) {
+		next := s.segs[s.cur.Seg]
+		for _, c := range next.cmds {
+			p.Next = append(p.Next, script.Format(c))
+		}
+		if len(p.Next) == 0 {
+			p.Next = []string{"(narration only)"}
+		}
+		p.Reveal = next.reveal && (s.cur.Seg == 0 || !s.segs[s.cur.Seg-1].reveal)
+		p.StepDone = next.step != p.Step && !stepping
+	} else {
+		p.Done = !stepping
+		p.StepDone = p.Done
+	}
+	return p
+}
+
+// GoToLessonStep moves forward until lesson step k (0-based) has been
+// applied, for deep links. It stops at the end of the lesson.
+func (s *Session) GoToLessonStep(k int) {
+	for range 1_000_000 {
+		if p := s.Position(); p.Step >= k || p.Done {
+			return
+		}
+		if r := s.Forward(); r.Kind == Ended || r.Kind == Idle {
+			return
+		}
+	}
+}

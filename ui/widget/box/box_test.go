@@ -1,0 +1,35 @@
+package box
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func TestFitAndFrameAreExact(t *testing.T) {
+	for _, c := range []struct {
+		content string
+		w, h    int
+	}{{"", 5, 2}, {"short", 10, 3}, {"a line far too long for the box\nsecond\nthird\nfourth", 12, 2}, {"日本語の文字は幅が二つ", 7, 1}} {
+		for name, out := range map[string]string{
+			"fit":   Fit(c.content, c.w, c.h),
+			"frame": Frame("title", c.content, c.w+2, c.h+2, lipgloss.NewStyle(), lipgloss.NewStyle()),
+		} {
+			w, h := c.w, c.h
+			if name == "frame" {
+				w, h = w+2, h+2
+			}
+			lines := strings.Split(out, "\n")
+			if len(lines) != h {
+				t.Fatalf("%s(%q, %d×%d): %d lines", name, c.content, w, h, len(lines))
+			}
+			for _, l := range lines {
+				if ansi.StringWidth(l) != w {
+					t.Fatalf("%s(%q, %d×%d): line %q is %d wide", name, c.content, w, h, l, ansi.StringWidth(l))
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,250 @@
+// Package workbench lays the engine panels out for the lesson and sandbox
+// screens: a grid that uses the room at 120×40 and more, tabs (one panel
+// at a time) at 80×24, and a zoomed panel filling the screen for a
+// projector. It owns panel focus and routes keys and mouse events to the
+// focused panel; the panels own their contents.
+//
+// The coordinator and consumers panels (transactions) are not built yet;
+// the grid keeps their place in the panel order, so they slot in later.
+package workbench
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/keymap"
+	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/panel/anomalies"
+	"github.com/eoslab/eoslab/ui/panel/batchbytes"
+	"github.com/eoslab/eoslab/ui/panel/network"
+	"github.com/eoslab/eoslab/ui/panel/partition"
+	"github.com/eoslab/eoslab/ui/panel/producer"
+	"github.com/eoslab/eoslab/ui/panel/timeline"
+	"github.com/eoslab/eoslab/ui/panel/window"
+	"github.com/eoslab/eoslab/ui/styles"
+)
+
+// Built lists the panels that exist, in display order.
+func Built() []lesson.Panel {
+	return []lesson.Panel{lesson.PanelBytes, lesson.PanelWindow, lesson.PanelProducer, lesson.PanelNetwork,
+		lesson.PanelPartition, lesson.PanelTimeline, lesson.PanelAnomalies}
+}
+
+// Model is the panel area.
+type Model struct {
+	st   *styles.Styles
+	keys keymap.KeyMap
+	w, h int
+
+	shown []lesson.Panel
+	focus lesson.Panel
+	zoom  bool
+	data  panel.Data
+
+	bytes     batchbytes.Model
+	window    window.Model
+	producer  producer.Model
+	network   network.Model
+	partition partition.Model
+	timeline  timeline.Model
+	anomalies anomalies.Model
+
+	boxes []placed // where each panel is drawn, from the last SetSize
+}
+
+// placed is a panel's frame on screen, relative to the workbench.
+type placed struct {
+	id         lesson.Panel
+	x, y, w, h int
+	framed     bool
+}
+
+// New returns a workbench showing every built panel.
+func New(st *styles.Styles, keys keymap.KeyMap) Model {
+	m := Model{st: st, keys: keys,
+		bytes: batchbytes.New(st, keys), window: window.New(st), producer: producer.New(st),
+		network: network.New(st), partition: partition.New(st), timeline: timeline.New(st, keys),
+		anomalies: anomalies.New(st, keys)}
+	m.shown, m.focus = Built(), lesson.PanelBytes
+	return m
+}
+
+// SetSize lays the panels out in w×h cells.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.layout()
+}
+
+// SetPanels restricts the shown panels (nil: all) and sets the focus
+// ("": keep it when still shown). Lessons choose these per step.
+func (m *Model) SetPanels(ps []lesson.Panel, focus lesson.Panel) {
+	var shown []lesson.Panel
+	for _, p := range Built() {
+		if len(ps) == 0 || contains(ps, p) {
+			shown = append(shown, p)
+		}
+	}
+	if len(shown) == 0 {
+		shown = Built()
+	}
+	m.shown = shown
+	switch {
+	case focus != "" && contains(shown, focus):
+		m.focus = focus
+	case !contains(shown, m.focus):
+		m.focus = shown[0]
+	}
+	m.layout()
+}
+
+func contains(ps []lesson.Panel, p lesson.Panel) bool {
+	for _, q := range ps {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// SetData hands a frame of the engine to every panel.
+func (m *Model) SetData(d panel.Data) {
+	m.data = d
+	m.bytes.SetData(d)
+	m.window.SetData(d)
+	m.producer.SetData(d)
+	m.network.SetData(d)
+	m.partition.SetData(d)
+	m.timeline.SetData(d)
+	m.anomalies.SetData(d)
+}
+
+// Focus is the focused panel.
+func (m Model) Focus() lesson.Panel { return m.focus }
+
+// Zoomed reports whether the focused panel fills the area.
+func (m Model) Zoomed() bool { return m.zoom }
+
+// Box is where a panel is drawn, frame included, relative to the
+// workbench; ok is false when it is not on screen.
+func (m Model) Box(id lesson.Panel) (x, y, w, h int, ok bool) {
+	for _, b := range m.boxes {
+		if b.id == id {
+			return b.x, b.y, b.w, b.h, true
+		}
+	}
+	return 0, 0, 0, 0, false
+}
+
+// Batch is the bytes the header-bytes panel shows (for tests and the app).
+func (m Model) Batch() []byte { return m.bytes.Bytes() }
+
+// Update handles focus, zoom and mouse, and passes other keys to the
+// focused panel.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.FocusNext):
+			m.cycle(1)
+			return m, nil
+		case key.Matches(msg, m.keys.FocusPrev):
+			m.cycle(-1)
+			return m, nil
+		case key.Matches(msg, m.keys.Zoom):
+			m.zoom = !m.zoom
+			m.layout()
+			return m, nil
+		}
+		return m.updateFocused(msg)
+	case tea.MouseMsg:
+		return m.mouse(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) cycle(d int) {
+	i := 0
+	for k, p := range m.shown {
+		if p == m.focus {
+			i = k
+		}
+	}
+	m.focus = m.shown[(i+d+len(m.shown))%len(m.shown)]
+	m.layout()
+}
+
+func (m Model) updateFocused(msg tea.Msg) (Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch m.focus {
+	case lesson.PanelBytes:
+		m.bytes, cmd = m.bytes.Update(msg)
+	case lesson.PanelTimeline:
+		m.timeline, cmd = m.timeline.Update(msg)
+	case lesson.PanelAnomalies:
+		m.anomalies, cmd = m.anomalies.Update(msg)
+	}
+	return m, cmd
+}
+
+// Keys lists what the focused panel adds to the help.
+func (m Model) Keys() []key.Binding {
+	switch m.focus {
+	case lesson.PanelBytes:
+		return m.bytes.Keys()
+	case lesson.PanelTimeline:
+		return m.timeline.Keys()
+	case lesson.PanelAnomalies:
+		return m.anomalies.Keys()
+	}
+	return nil
+}
+
+// mouse focuses the panel under a click; a click on a timeline event
+// travels to it; the wheel scrolls the timeline or walks the bytes.
+func (m Model) mouse(msg tea.MouseMsg) (Model, tea.Cmd) {
+	if len(m.boxes) > 0 && !m.boxes[0].framed && msg.Y == 0 {
+		if id, ok := m.tabAt(msg.X); ok && msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionRelease {
+			m.focus = id
+			m.layout()
+		}
+		return m, nil
+	}
+	for _, b := range m.boxes {
+		if msg.X < b.x || msg.X >= b.x+b.w || msg.Y < b.y || msg.Y >= b.y+b.h {
+			continue
+		}
+		row := msg.Y - b.y
+		if b.framed {
+			row--
+		}
+		switch {
+		case msg.Button == tea.MouseButtonWheelUp || msg.Button == tea.MouseButtonWheelDown:
+			delta := 3
+			if msg.Button == tea.MouseButtonWheelUp {
+				delta = -3
+			}
+			m.scroll(b.id, delta)
+		case msg.Button == tea.MouseButtonLeft && msg.Action == tea.MouseActionRelease:
+			if m.focus != b.id {
+				m.focus = b.id
+				m.layout()
+			}
+			if b.id == lesson.PanelTimeline {
+				return m, m.timeline.Click(row)
+			}
+		}
+		return m, nil
+	}
+	return m, nil
+}
+
+func (m *Model) scroll(id lesson.Panel, delta int) {
+	switch id {
+	case lesson.PanelTimeline:
+		m.timeline.Scroll(delta)
+	case lesson.PanelBytes:
+		m.bytes.Scroll(delta)
+	}
+}
