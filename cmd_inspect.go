@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func newInspectCommand() *cobra.Command {
+func newInspectCommand(cfg *config) *cobra.Command {
 	var asJSON, interactive bool
 	cmd := &cobra.Command{
 		Use:   "inspect SEGMENT.log...",
@@ -25,7 +25,7 @@ Try it on the sample that ships with eoslab:
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			if interactive {
-				return runInspectTUI(cmd, files)
+				return runInspectTUI(cmd, cfg, files)
 			}
 			failed := false
 			for i, f := range files {

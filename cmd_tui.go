@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/spf13/cobra"
 
 	"github.com/eoslab/eoslab/assets"
+	"github.com/eoslab/eoslab/themes"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/app"
@@ -60,18 +62,42 @@ func runTUI(cmd *cobra.Command, cfg *config, f *tuiFlags) error {
 	opt.Chapter, opt.Step = f.chapter, f.step
 	opt.AutoplayRate = o.Speed
 	opt.LoadProgress, opt.SaveProgress = progressStore()
+	if err := applyLook(&opt, o); err != nil {
+		return err
+	}
 	f.mouse = o.Mouse // the flag, the environment or the config file
 	return app.Run(opt, f.program()...)
 }
 
+// applyLook sets the renderer, the theme's palette and ASCII mode. The
+// renderer is the terminal's, so NO_COLOR (any value) leaves no colour
+// codes at all; "auto" asks the terminal for its background here, before
+// the program reads keys (asking later would race with its input).
+func applyLook(opt *app.Options, o Options) error {
+	r := lipgloss.NewRenderer(os.Stdout)
+	dark := true
+	if o.Theme == "" || o.Theme == "auto" {
+		dark = r.HasDarkBackground()
+	}
+	t, err := themes.Resolve(o.Theme, themes.UserDir(), dark)
+	if err != nil {
+		return fmt.Errorf("theme: %w", err)
+	}
+	opt.Renderer, opt.Palette, opt.ASCII = r, &t.Palette, o.ASCII
+	return nil
+}
+
 // runInspectTUI opens the inspector on segment files. The screen options
 // are the root's persistent flags.
-func runInspectTUI(cmd *cobra.Command, paths []string) error {
+func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
 	f := &tuiFlags{}
 	f.altScreen, _ = cmd.Flags().GetBool("alt-screen")
 	f.mouse, _ = cmd.Flags().GetBool("mouse")
 	opt, err := labOptions(0)
 	if err != nil {
+		return err
+	}
+	if err := applyLook(&opt, cfg.Options()); err != nil {
 		return err
 	}
 	for _, p := range paths {

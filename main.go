@@ -67,7 +67,7 @@ markers and the last stable offset.`,
 	root.SetErr(stderr)
 	tui.bind(root) // before the settings, which reuse its --mouse flag
 	cfg.bindFlags(root)
-	root.AddCommand(newVersionCommand(), newInspectCommand(), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
+	root.AddCommand(newVersionCommand(), newInspectCommand(cfg), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
 	return root
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/asciify"
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/screen/chapters"
 	"github.com/eoslab/eoslab/ui/screen/home"
@@ -200,6 +201,13 @@ func (m Model) bodyHeight() int { return m.h - 1 - max(m.cmdbar.Height(), 1) }
 
 // View draws the screen in front, the status bar and the help line.
 func (m Model) View() string {
+	if m.opt.ASCII {
+		return asciify.Frame(m.view())
+	}
+	return m.view()
+}
+
+func (m Model) view() string {
 	if m.w < MinWidth || m.h < MinHeight {
 		return fmt.Sprintf("terminal too small (need %d×%d, have %d×%d)", MinWidth, MinHeight, m.w, m.h)
 	}

@@ -38,6 +38,9 @@ type Options struct {
 	// terminal on standard output). Tests pass an ASCII one.
 	Renderer *lipgloss.Renderer
 	Palette  *styles.Palette
+	// ASCII draws every frame with ASCII only (no box drawing, no
+	// glyphs): for limited fonts and serial consoles.
+	ASCII bool
 
 	// AutoplayRate is autoplay's pace in moves per second (default 2).
 	AutoplayRate float64
