@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eoslab/eoslab/assets"
-	"github.com/eoslab/eoslab/themes"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/themes"
 	"github.com/eoslab/eoslab/ui/app"
 	"github.com/eoslab/eoslab/ui/screen/inspect"
 )
