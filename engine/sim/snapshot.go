@@ -218,8 +218,8 @@ func (w *World) Snapshot() *Snapshot {
 		}
 	}
 	for _, it := range w.queue {
-		if w.live(&it) {
-			s.Due = true
+		if w.live(&it) && w.pausedOwner(&it) == nil {
+			s.Due = true // a paused process's items wait for it: not due
 			break
 		}
 	}
