@@ -3,21 +3,25 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/lessons"
+	"github.com/eoslab/eoslab/ui/app"
 	"github.com/eoslab/eoslab/ui/transcript"
-	"github.com/spf13/cobra"
 )
 
 func newPlayCommand(cfg *config) *cobra.Command {
 	var headless bool
 	var traceFormat, stateFormat string
 	cmd := &cobra.Command{
-		Use:   "play SCRIPT",
-		Short: "Play a script of commands on the engine and show what happens",
+		Use:   "play SCRIPT|LESSON",
+		Short: "Play a script or a lesson: a transcript, or a lesson in the lab on autoplay",
 		Long: `play runs a script written in eoslab's command language (docs/commands.md)
 on a fresh world and prints a transcript: every command, then every event it
 caused, step by step, and a summary of the final state.
@@ -26,7 +30,16 @@ caused, step by step, and a summary of the final state.
   --state json              end with the final state as {"kind":"state", ...}
 
 A malformed script is reported as file:line:col: message and nothing runs
-(exit status 2). The same seed and script always give the same output.`,
+(exit status 2). The same seed and script always give the same output.
+
+A lesson (a chapter number, a built-in lesson's name, or a lesson file .md)
+opens in the lab at its first step with autoplay on — instructor mode — at
+--speed steps per second (default: the speed setting). Autoplay waits at
+each prediction until it is answered (1-9); every key works as usual (p
+pauses, +/- change the pace). With --headless, or when standard output is
+not a terminal (a pipe, CI), a lesson prints its transcript instead: every
+step, its commands and events, the predictions marked by the engine, the
+checks; exit status 1 if a check fails.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if traceFormat != "" && traceFormat != "json" && traceFormat != "text" {
@@ -36,12 +49,15 @@ A malformed script is reported as file:line:col: message and nothing runs
 				return fmt.Errorf("--state must be json or text, not %q", stateFormat)
 			}
 			if lessons.IsLesson(args[0]) {
+				if !headless && isTerminal(cmd.OutOrStdout()) {
+					return playLessonTUI(cmd, cfg, args[0])
+				}
 				return playLesson(cmd, cfg, args[0])
 			}
 			return play(cmd, args[0], cfg.Options().Seed, traceFormat == "json" || (stateFormat == "json" && traceFormat == ""), stateFormat != "")
 		},
 	}
-	cmd.Flags().BoolVar(&headless, "headless", false, "play to the end without the interactive screens (scripts are always headless for now)")
+	cmd.Flags().BoolVar(&headless, "headless", false, "print a lesson's transcript instead of opening the lab (the default when stdout is not a terminal; scripts are always headless)")
 	cmd.Flags().StringVar(&traceFormat, "trace", "", "event output: text (default) or json")
 	cmd.Flags().StringVar(&stateFormat, "state", "", "print the final state: text or json")
 	return cmd
@@ -76,4 +92,27 @@ func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) 
 		opt.Format = transcript.JSON
 	}
 	return transcript.Run(cmd.OutOrStdout(), sim.New(seed), cmds, opt)
+}
+
+// isTerminal reports whether w is a terminal: a lesson opens in the lab
+// only then, and prints its transcript into pipes and files.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// playLessonTUI opens the lab on a lesson at its first step, autoplay on
+// at the speed setting (--speed). A lesson that cannot be read is
+// reported as the headless path reports it.
+func playLessonTUI(cmd *cobra.Command, cfg *config, name string) error {
+	l, err := lessons.Find(name)
+	if err != nil {
+		return playLesson(cmd, cfg, name)
+	}
+	opt, err := lessonOptions(cfg)
+	if err != nil {
+		return err
+	}
+	opt.Open, opt.Autoplay = l, true
+	return app.Run(opt, screenFlags(cmd, cfg).program()...)
 }

@@ -53,20 +53,42 @@ func runTUI(cmd *cobra.Command, cfg *config, f *tuiFlags) error {
 	if f.step > 0 && f.chapter == 0 {
 		return errors.New("--step needs --chapter")
 	}
-	o := cfg.Options()
-	opt, err := labOptions(o.Seed)
+	opt, err := lessonOptions(cfg)
 	if err != nil {
 		return err
 	}
-	opt.Catalog = catalog(o.LessonsDir)
 	opt.Chapter, opt.Step = f.chapter, f.step
+	f.mouse = cfg.Options().Mouse // the flag, the environment or the config file
+	return app.Run(opt, f.program()...)
+}
+
+// lessonOptions are the lab's options for lessons: the chapter catalog,
+// autoplay's speed, the progress store, the theme and ASCII mode.
+func lessonOptions(cfg *config) (app.Options, error) {
+	o, err := cfg.checked() // a bad --speed is an error, not autoplay's default
+	if err != nil {
+		return app.Options{}, err
+	}
+	opt, err := labOptions(o.Seed)
+	if err != nil {
+		return opt, err
+	}
+	opt.Catalog = catalog(o.LessonsDir)
 	opt.AutoplayRate = o.Speed
 	opt.LoadProgress, opt.SaveProgress = progressStore()
 	if err := applyLook(&opt, o); err != nil {
-		return err
+		return opt, err
 	}
-	f.mouse = o.Mouse // the flag, the environment or the config file
-	return app.Run(opt, f.program()...)
+	return opt, nil
+}
+
+// screenFlags are the screen options of a command other than the root
+// (whose persistent flags they are): alternate screen and mouse.
+func screenFlags(cmd *cobra.Command, cfg *config) *tuiFlags {
+	f := &tuiFlags{}
+	f.altScreen, _ = cmd.Flags().GetBool("alt-screen")
+	f.mouse = cfg.Options().Mouse
+	return f
 }
 
 // applyLook sets the renderer, the theme's palette and ASCII mode. The

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 const sample = "assets/sample/00000000000000000000.log"
@@ -217,5 +220,74 @@ func TestConfigInit(t *testing.T) {
 	data, _ = os.ReadFile(path)
 	if code == 0 || !strings.Contains(errOut, "exists already") || string(data) != "seed: 5\n" {
 		t.Errorf("init overwrote or did not refuse: exit %d, %q, file %q", code, errOut, data)
+	}
+}
+
+// `play LESSON` opens the lab only on a terminal: run() hands non-terminal
+// writers, as a pipe or CI does, so without --headless a lesson still
+// prints its transcript and exits 0. Scripts are unchanged.
+func TestPlayLessonFallsBackToTheTranscript(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a chapter number", []string{"play", "1"}, "✓ expect anomalies.duplicate == 1"},
+		{"with --speed", []string{"play", "--speed", "5", "1"}, "✓ expect anomalies.duplicate == 1"},
+		{"a lesson file", []string{"play", "assets/lessons/example.md"}, "Chapter 30: "},
+		{"a script", []string{"play", "assets/scripts/worked-example.eos"}, "duplicate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errOut := runCLI(t, c.args...)
+			if code != 0 || !strings.Contains(out, c.want) {
+				t.Fatalf("exit %d, want a transcript with %q\nstdout: %.400s\nstderr: %s", code, c.want, out, errOut)
+			}
+		})
+	}
+	// The headless transcript and the fallback are the same.
+	_, headless, _ := runCLI(t, "play", "--headless", "1")
+	if _, piped, _ := runCLI(t, "play", "1"); piped != headless {
+		t.Fatal("the fallback differs from --headless")
+	}
+	if isTerminal(&bytes.Buffer{}) {
+		t.Fatal("a buffer is not a terminal")
+	}
+}
+
+// The lab that `play LESSON` opens: the catalog, the progress store and
+// autoplay's speed from --speed.
+func TestPlayLessonOptions(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("EOSLAB_THEME", "dark") // no question to the terminal
+	// The flags as the root command declares them.
+	root := &cobra.Command{Use: "eoslab"}
+	cfg := newConfig(io.Discard)
+	(&tuiFlags{}).bind(root)
+	cfg.bindFlags(root)
+	if err := root.ParseFlags([]string{"--speed", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.load(root); err != nil {
+		t.Fatal(err)
+	}
+	opt, err := lessonOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opt.AutoplayRate != 5 || opt.SaveProgress == nil || opt.LoadProgress == nil || opt.Catalog == nil {
+		t.Fatalf("options: rate %g, progress %v", opt.AutoplayRate, opt.SaveProgress != nil)
+	}
+	chapters, err := opt.Catalog()
+	if err != nil || len(chapters) < 24 {
+		t.Fatalf("the catalog: %d chapters, %v", len(chapters), err)
+	}
+	// --speed is the speed setting, checked like it.
+	if err := root.ParseFlags([]string{"--speed", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lessonOptions(cfg); err == nil || !strings.Contains(err.Error(), `speed = "0"`) {
+		t.Fatalf("--speed 0: %v", err)
 	}
 }

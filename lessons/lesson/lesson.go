@@ -63,8 +63,8 @@ type Step struct {
 // FromScript makes a lesson of a command-language script: each group of
 // commands becomes a step, narrated by the comment lines just above it. A
 // comment block at the top (before any command) is the lesson's summary;
-// its first line is the title. This lets any `eoslab play` script be
-// stepped through on the lesson screen.
+// its first sentence or clause is the title (see scriptTitle). This lets
+// any `eoslab play` script be stepped through on the lesson screen.
 func FromScript(file string, src []byte) (Lesson, error) {
 	cmds, err := script.Parse(file, src)
 	if err != nil {
@@ -102,7 +102,34 @@ func FromScript(file string, src []byte) (Lesson, error) {
 	if l.Summary == "" && len(l.Steps) > 0 {
 		l.Summary = l.Steps[0].Narration
 	}
-	l.Title, _, _ = strings.Cut(l.Summary, "\n")
-	l.Title = strings.TrimSuffix(l.Title, ":")
+	l.Title = scriptTitle(l.Summary)
 	return l, nil
+}
+
+// maxTitle is the longest title scriptTitle makes, in characters.
+const maxTitle = 70
+
+// scriptTitle makes a title of a script's top comment: its lines joined,
+// cut at the first ": " or ". " (whichever comes first), without a final
+// full stop or colon, and at most maxTitle characters — longer ones end
+// at a word with an ellipsis. A comment's line breaks fall anywhere, so
+// the first line alone would often stop mid-sentence.
+func scriptTitle(comment string) string {
+	text := strings.Join(strings.Fields(comment), " ")
+	cut := len(text)
+	for _, sep := range []string{": ", ". "} {
+		if i := strings.Index(text, sep); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	title := strings.TrimSpace(strings.TrimRight(text[:cut], ".:"))
+	r := []rune(title)
+	if len(r) <= maxTitle {
+		return title
+	}
+	short := string(r[:maxTitle-1])
+	if i := strings.LastIndexByte(short, ' '); i > maxTitle/2 {
+		short = short[:i]
+	}
+	return strings.TrimRight(short, " ,;:.-") + "…"
 }

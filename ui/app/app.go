@@ -73,6 +73,7 @@ type Model struct {
 	lessonSess *session.Session // kept for Continue
 	lessonIdx  int
 	answers    map[int]int      // the learner's predictions, by lesson step
+	learn      learning         // hints, scores, the progress store's state (lab.go)
 	boxSess    *session.Session // the sandbox's, kept while the program runs
 
 	focusPartition, focusProducer string // chosen by the learner; "" follows the action
@@ -121,6 +122,7 @@ func profileOf(opt Options) termenv.Profile { return opt.Renderer.ColorProfile()
 
 // start opens the first screen: a deep link, the inspector, or Home.
 func (m *Model) start() {
+	m.learn = newLearning()
 	if opt := m.opt; opt.LoadProgress != nil {
 		if p, err := opt.LoadProgress(); err == nil {
 			m.restoreProgress(p)
@@ -130,9 +132,13 @@ func (m *Model) start() {
 	case len(m.opt.Inspect) > 0:
 		m.inspect = inspect.New(m.st, m.keys, m.opt.Inspect)
 		m.screen = InspectScreen
+	case m.opt.Open != nil:
+		m.openGiven(m.opt.Open)
+		return
 	case m.opt.Chapter > 0:
 		if i := m.chapterIndex(m.opt.Chapter); i >= 0 {
 			m.openLesson(i, max(m.opt.Step, 1)-1)
+			m.startAutoplay()
 			return
 		}
 		m.setStatus(fmt.Sprintf("no chapter %d (there are %d)", m.opt.Chapter, len(m.lessons)), statusbar.Bad)
@@ -158,8 +164,9 @@ func (m Model) Session() *session.Session { return m.sess }
 // Status is the status bar's message.
 func (m Model) Status() string { return m.status }
 
-// Init starts nothing: the first frame needs only the window size.
-func (m Model) Init() tea.Cmd { return nil }
+// Init starts autoplay's first tick when the lab opens in autoplay;
+// otherwise nothing: the first frame needs only the window size.
+func (m Model) Init() tea.Cmd { return m.initCmd() }
 
 // Update routes one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {

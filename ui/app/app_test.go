@@ -49,7 +49,7 @@ func TestQuitKeys(t *testing.T) {
 func TestLessonStepsBackAndForth(t *testing.T) {
 	m := newModel(t, testOptions(t, false), 120, 40)
 	m, _ = send(t, m, keyEnter, keyEnter) // Chapters → chapter 1
-	if m.Screen() != LessonScreen || m.Session().Lesson().Title != "A lost acknowledgement, and the duplicate it causes." {
+	if m.Screen() != LessonScreen || m.Session().Lesson().Title != "A lost acknowledgement, and the duplicate it causes" {
 		t.Fatalf("screen %d", m.Screen())
 	}
 	m, _ = send(t, m, keyRight)

@@ -97,9 +97,7 @@ func (m Model) fileDone(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case loadedMsg:
 		m.load(msg)
 	case progressMsg:
-		if msg.err != nil {
-			m.setStatus("progress not saved: "+msg.err.Error(), statusbar.Bad)
-		}
+		m.progressSaved(msg.err)
 	}
 	return m, nil
 }
@@ -128,36 +126,4 @@ func (m *Model) load(msg loadedMsg) {
 		m.setStatus(fmt.Sprintf("loaded %s: %d command(s), now at step %d", msg.file, len(cmds), m.sess.Step()), statusbar.Plain)
 	}
 	m.refresh(panel.Forward)
-}
-
-// saveProgress stores progress off the UI loop, if a store is set.
-func (m Model) saveProgress() tea.Cmd {
-	store := m.opt.SaveProgress
-	if store == nil {
-		return nil
-	}
-	var p Progress
-	for i := range m.lessons {
-		if m.done[i] {
-			p.Done = append(p.Done, m.lessons[i].Number)
-		}
-	}
-	if m.lessonSess != nil {
-		p.Chapter = m.lessons[m.lessonIdx].Number
-		p.Step = m.lessonSess.Position().Step + 1
-	}
-	return func() tea.Msg { return progressMsg{store(p)} }
-}
-
-// restoreProgress marks finished chapters and prepares Continue.
-func (m *Model) restoreProgress(p Progress) {
-	for _, n := range p.Done {
-		if i := m.chapterIndex(n); i >= 0 {
-			m.done[i] = true
-		}
-	}
-	if i := m.chapterIndex(p.Chapter); i >= 0 && m.opt.Chapter == 0 && len(m.opt.Inspect) == 0 {
-		m.openLesson(i, p.Step-1)
-		m.screen, m.sess = HomeScreen, nil // opened for Continue, shown on demand
-	}
 }

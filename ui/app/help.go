@@ -44,6 +44,10 @@ func (m Model) shortHelp() []key.Binding {
 		return append(m.inspect.Keys(), quit, k.Help)
 	}
 	out := []key.Binding{k.Forward, k.Backward, k.LoseResponse, k.Command, k.FocusNext, k.Zoom, k.Autoplay}
+	if m.screen == LessonScreen {
+		// What the step asks (answers, hint, solution) comes right after →.
+		out = append(append([]key.Binding{k.Forward}, m.lesson.AskKeys()...), out[1:]...)
+	}
 	return append(append(out, m.benchKeys()...), k.Help, quit)
 }
 
@@ -66,12 +70,16 @@ func (m Model) fullHelp() [][]key.Binding {
 	case InspectScreen:
 		return [][]key.Binding{m.inspect.Keys(), general}
 	}
+	general = append([]key.Binding{k.Command, k.Answer}, general...)
+	if m.screen == LessonScreen {
+		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution}, general[2:]...)
+	}
 	return [][]key.Binding{
 		{k.Forward, k.Backward, k.Start, k.End, k.Autoplay, k.Faster, k.Slower},
 		{k.FocusNext, k.FocusPrev, k.Zoom, k.NextPartition, k.PrevPartition, k.NextProducer, k.NarrationDown, k.NarrationUp},
 		{k.FieldNext, k.FieldPrev, k.ByteNext, k.BytePrev, k.Up, k.Down, keymap.Relabel(k.Select, "travel / go to")},
 		{k.LoseResponse, k.LoseRequest, k.Delay, k.RestartProducer, k.Pause, k.RestartBroker, k.Failover, k.Advance, k.Confirm},
-		append([]key.Binding{k.Command, k.Answer}, general...),
+		general,
 	}
 }
 

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -8,16 +10,19 @@ import (
 	"github.com/eoslab/eoslab/ui/panel/timeline"
 	"github.com/eoslab/eoslab/ui/screen/chapters"
 	"github.com/eoslab/eoslab/ui/screen/home"
-	"github.com/eoslab/eoslab/ui/session"
 	"github.com/eoslab/eoslab/ui/widget/commandbar"
 	"github.com/eoslab/eoslab/ui/widget/statusbar"
 )
 
-// handleKey: ctrl+c always quits; then whoever holds the keyboard (the
+// handleKey routes a key (routeKey), then saves progress if the key
+// changed it.
+func (m Model) handleKey(k tea.KeyMsg) (tea.Model, tea.Cmd) { return persist(m.routeKey(k)) }
+
+// routeKey: ctrl+c always quits; then whoever holds the keyboard (the
 // command bar, the help overlay, a fault waiting for confirmation, a list
 // filter) gets the key; then the keys every screen shares; then the
 // screen in front.
-func (m Model) handleKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+func (m Model) routeKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && !m.cmdbar.Active() {
 		return m.splitRunes(k)
 	}
@@ -128,9 +133,8 @@ func (m Model) labKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 		m.layout()
 		return m, cmd, true
 	case key.Matches(k, m.keys.Forward):
-		if r := m.forward(); r.Kind == session.Applied && m.screen == LessonScreen {
-			return m, m.saveProgress(), true // a new lesson step: remember it
-		}
+		m.learn.waiting = false // moving on by hand: autoplay stays off
+		m.forward()             // a new lesson step is saved (persist)
 	case key.Matches(k, m.keys.Backward):
 		if m.sess.Back() {
 			m.setStatus(m.travelNote(), statusbar.Plain)
@@ -161,7 +165,18 @@ func (m Model) labKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 	case key.Matches(k, m.keys.NextProducer):
 		m.cycleProducer()
 	case key.Matches(k, m.keys.Answer):
-		return m, nil, m.answer(k.String())
+		if !m.answer(k.String()) {
+			return m, nil, false
+		}
+		if m.learn.waiting { // autoplay waited for this answer
+			m.setStatus(fmt.Sprintf("your answer: %s · autoplay goes on: the reveal next", k.String()), statusbar.Plain)
+			return m, m.resumeAutoplay(), true
+		}
+	case key.Matches(k, m.keys.Hint):
+		return m, nil, m.hint()
+	case key.Matches(k, m.keys.Solution):
+		cmd, ok := m.showSolution()
+		return m, cmd, ok
 	default:
 		if f, ok := m.faultFor(k); ok {
 			m.proposeFault(f)
@@ -181,8 +196,12 @@ func (m Model) handleMouse(msg tea.MouseMsg) (tea.Model, tea.Cmd) {
 	return m.screenUpdate(msg)
 }
 
-// handleEvent handles the messages screens, widgets and commands send.
-func (m Model) handleEvent(msg tea.Msg) (tea.Model, tea.Cmd) {
+// handleEvent routes a message (routeEvent), then saves progress if the
+// message changed it (an autoplay step, a travel to a revealed answer).
+func (m Model) handleEvent(msg tea.Msg) (tea.Model, tea.Cmd) { return persist(m.routeEvent(msg)) }
+
+// routeEvent handles the messages screens, widgets and commands send.
+func (m Model) routeEvent(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case home.ChoseMsg:
 		return m.choose(msg.Choice)
@@ -201,6 +220,10 @@ func (m Model) handleEvent(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case commandbar.SubmitMsg:
 		cmd := m.submit(msg.Line)
+		if !m.cmdbar.Active() {
+			// Accepted: the next queued line (a solution's), if any.
+			cmd = tea.Batch(cmd, m.cmdbar.Next())
+		}
 		m.layout()
 		return m, cmd
 	case autoplayMsg:

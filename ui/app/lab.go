@@ -2,14 +2,17 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/screen/chapters"
 	"github.com/eoslab/eoslab/ui/screen/home"
 	"github.com/eoslab/eoslab/ui/screen/inspect"
 	lessonscreen "github.com/eoslab/eoslab/ui/screen/lesson"
@@ -41,11 +44,48 @@ func (m *Model) openLesson(i, step int) {
 	l := m.lessons[i]
 	m.lessonIdx, m.lessonSess = i, session.New(m.opt.Seed, l)
 	m.answers = map[int]int{}
+	m.learn.newSession()
 	if step >= 0 {
 		m.lessonSess.GoToLessonStep(step)
 	}
 	m.resumeLesson()
 	m.setStatus(fmt.Sprintf("chapter %d: → moves on, ← goes back, ? lists every key", l.Number), statusbar.Plain)
+}
+
+// openGiven opens a lesson handed over from outside (Options.Open, `eoslab
+// play LESSON`) at its first step: the catalog's own chapter when it is
+// one of them, else it joins the end of the chapter list for this run.
+func (m *Model) openGiven(l *lesson.Lesson) {
+	i := slices.IndexFunc(m.lessons, func(c *lesson.Lesson) bool { return c == l || l.File != "" && c.File == l.File })
+	if i < 0 {
+		m.lessons = append(m.lessons, l)
+		i = len(m.lessons) - 1
+		m.learn.outside = l
+		m.chapters = chapters.New(m.st, m.keys, m.lessons, m.done)
+	}
+	m.openLesson(i, 0)
+	m.startAutoplay()
+	m.updateHome()
+}
+
+// startAutoplay turns autoplay on for a lesson opened with
+// Options.Autoplay; Init sends its first tick.
+func (m *Model) startAutoplay() {
+	if !m.opt.Autoplay || m.screen != LessonScreen {
+		return
+	}
+	m.autoplay = true
+	m.gen++
+	m.setStatus("autoplay "+m.pace()+": it waits at predictions for an answer (1-9) · p stops, +/- pace, ? keys", statusbar.Plain)
+}
+
+// initCmd is the program's first command: autoplay's first tick when the
+// lab opens in autoplay.
+func (m Model) initCmd() tea.Cmd {
+	if !m.autoplay {
+		return nil
+	}
+	return tick(m.gen, m.interval())
 }
 
 // resumeLesson brings back the kept lesson session.
@@ -88,6 +128,11 @@ func (m *Model) forward() session.Result {
 		if r.Err != nil {
 			m.setStatus(r.Err.Error(), statusbar.Bad)
 		}
+		if m.screen == LessonScreen {
+			m.learn.unsaved = true // a new lesson step: remember it
+		}
+	case session.Settled:
+		m.setStatus(fmt.Sprintf("step %d: nothing more happens here · → moves on", m.sess.Step()), statusbar.Plain)
 	case session.Idle:
 		m.setStatus("nothing is due: press : and give a command (e.g. send p1 orders-0 2)", statusbar.Plain)
 	case session.Ended:
@@ -149,7 +194,10 @@ func (m *Model) refresh(motion panel.Motion) {
 	switch m.screen {
 	case LessonScreen:
 		pos := m.sess.Position()
-		m.lesson.SetData(d, pos, m.sess.Behind(), m.prompt(pos))
+		p := m.prompt(pos)
+		m.scorePrediction(pos, &p)
+		m.announceComplete(pos, p)
+		m.lesson.SetData(d, pos, m.sess.Behind(), p)
 		if pos.Done && !m.done[m.lessonIdx] {
 			m.done[m.lessonIdx] = true
 			m.updateHome()
@@ -188,13 +236,109 @@ func (m *Model) prompt(pos session.Position) lessonscreen.Prompt {
 			}
 		}
 	}
-	if st.Kind == lesson.Challenge && st.Challenge != nil {
-		p.Goals = lesson.Goals(viewOf(), st.Challenge)
+	if ch := st.Challenge; st.Kind == lesson.Challenge && ch != nil {
+		p.Goals = lesson.Goals(viewOf(), ch)
+		p.Challenge, p.Complete = true, lesson.AllOK(p.Goals)
+		p.Hints, p.HintsTotal = ch.Hints[:min(m.learn.hints[pos.Step], len(ch.Hints))], len(ch.Hints)
 	}
 	if pos.StepDone && len(st.Expect) > 0 {
 		p.Checks = lesson.Evaluate(viewOf(), st.Expect)
 	}
 	return p
+}
+
+// scorePrediction records a prediction's result in the chapter's score
+// once the engine has marked it — the first answer revealed in a run of
+// the lesson counts (going back in time to answer again does not) — and
+// shows the score with the marks.
+func (m *Model) scorePrediction(pos session.Position, p *lessonscreen.Prompt) {
+	if p.Marked == nil || p.Chosen == 0 {
+		return
+	}
+	if !m.learn.scored[pos.Step] {
+		m.learn.scored[pos.Step] = true
+		m.learn.scores[m.lessonIdx] = m.learn.scores[m.lessonIdx].with(pos.Step+1, p.Marked[p.Chosen-1])
+		m.learn.unsaved = true
+		m.updateHome()
+	}
+	s := m.learn.scores[m.lessonIdx]
+	p.Right, p.Asked = s.Right, s.Asked
+}
+
+// announceComplete says once, in the status bar, that the shown
+// challenge's goals all hold.
+func (m *Model) announceComplete(pos session.Position, p lessonscreen.Prompt) {
+	if !p.Challenge || !p.Complete || m.learn.complete[pos.Step] {
+		return
+	}
+	m.learn.complete[pos.Step] = true
+	next := " · → continues"
+	if len(pos.Next) == 0 {
+		next = ""
+	}
+	m.setStatus("✓ challenge complete: every goal holds"+next, statusbar.Plain)
+}
+
+// challenge is the shown lesson step's challenge (nil when the step is
+// not one) and the step's index.
+func (m *Model) challenge() (*lesson.ChallengeSpec, int) {
+	if m.screen != LessonScreen || m.sess == nil {
+		return nil, -1
+	}
+	pos := m.sess.Position()
+	if pos.Step < 0 {
+		return nil, pos.Step
+	}
+	st := &m.lessons[m.lessonIdx].Steps[pos.Step]
+	if st.Kind != lesson.Challenge {
+		return nil, pos.Step
+	}
+	return st.Challenge, pos.Step
+}
+
+// hint reveals the shown challenge's next hint (H), one at a time.
+func (m *Model) hint() bool {
+	if m.screen != LessonScreen {
+		return false
+	}
+	solution := m.keys.Solution.Help().Key + " puts the solution in the command bar"
+	ch, step := m.challenge()
+	switch {
+	case ch == nil:
+		m.setStatus("no hint here: hints belong to challenge steps", statusbar.Plain)
+	case len(ch.Hints) == 0:
+		m.setStatus("this challenge has no hints · "+solution, statusbar.Plain)
+	case m.learn.hints[step] >= len(ch.Hints):
+		m.setStatus(fmt.Sprintf("no more hints (%d of %d shown) · %s", len(ch.Hints), len(ch.Hints), solution), statusbar.Plain)
+	default:
+		n := m.learn.hints[step] + 1
+		m.learn.hints[step] = n
+		m.setStatus(fmt.Sprintf("hint %d/%d: %s", n, len(ch.Hints), strings.Join(strings.Fields(ch.Hints[n-1]), " ")), statusbar.Plain)
+		m.refresh(panel.Same)
+	}
+	return true
+}
+
+// showSolution loads the shown challenge's solution into the command bar
+// (S) without running it: the first command on the line, the rest queued
+// after it; each enter runs one line and loads the next.
+func (m *Model) showSolution() (tea.Cmd, bool) {
+	if m.screen != LessonScreen {
+		return nil, false
+	}
+	ch, _ := m.challenge()
+	if ch == nil || len(ch.Solution) == 0 {
+		m.setStatus("no solution here: solutions belong to challenge steps", statusbar.Plain)
+		return nil, true
+	}
+	lines := make([]string, len(ch.Solution))
+	for i, c := range ch.Solution {
+		lines[i] = script.Format(c)
+	}
+	cmd := m.cmdbar.Queue("solution", lines)
+	m.layout()
+	m.setStatus(fmt.Sprintf("the solution's %d command(s) are in the command bar, not run yet", len(lines)), statusbar.Plain)
+	return cmd, true
 }
 
 // answer records the learner's prediction for the shown step.
@@ -298,14 +442,22 @@ func (m *Model) toggleAutoplay() tea.Cmd {
 		m.setStatus("autoplay off", statusbar.Plain)
 		return nil
 	}
+	m.stopAutoplay() // no longer waiting for an answer
 	m.autoplay = true
-	m.gen++
 	m.setStatus("autoplay on: "+m.pace()+" (+/- to change, p to stop)", statusbar.Plain)
 	return tick(m.gen, m.interval())
 }
 
+// resumeAutoplay goes on after the prediction autoplay waited for was
+// answered.
+func (m *Model) resumeAutoplay() tea.Cmd {
+	m.stopAutoplay()
+	m.autoplay = true
+	return tick(m.gen, m.interval())
+}
+
 func (m *Model) stopAutoplay() {
-	m.autoplay = false
+	m.autoplay, m.learn.waiting = false, false
 	m.gen++ // a tick already on its way is now stale
 }
 
@@ -318,9 +470,11 @@ func (m Model) autoplayTick(msg autoplayMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	if pos := m.sess.Position(); m.screen == LessonScreen && pos.Reveal && m.answers[pos.Step] == 0 && !m.sess.Behind() {
-		// A prediction is the learner's to make: autoplay waits for it.
+		// A prediction is the learner's to make: autoplay waits for it,
+		// and the answer sets it going again.
 		m.stopAutoplay()
-		m.setStatus("autoplay paused: answer the prediction (1-9), then → or p", statusbar.Warn)
+		m.learn.waiting = true
+		m.setStatus("autoplay waits: answer the prediction (1-9) and it goes on · p stops", statusbar.Warn)
 		return m, nil
 	}
 	if r := m.forward(); r.Kind == session.Ended || r.Kind == session.Idle {
@@ -342,6 +496,10 @@ func (m *Model) updateHome() {
 		if pos := m.lessonSess.Position(); pos.Step >= 0 {
 			p.Resume += fmt.Sprintf(", step %d", pos.Step+1)
 		}
+		if s := m.learn.scores[m.lessonIdx]; s.Asked > 0 {
+			p.Score = fmt.Sprintf("predictions %d/%d right", s.Right, s.Asked)
+		}
 	}
 	m.home.SetProgress(p)
+	m.chapters.SetMarks(m.done, m.chapterMarks())
 }

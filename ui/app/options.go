@@ -19,12 +19,49 @@ import (
 // knowing where they come from.
 type Catalog func() ([]*lesson.Lesson, error)
 
-// Progress is what is remembered between runs: the chapters finished and
-// where the learner was.
+// Progress is what is remembered between runs: the chapters finished,
+// where the learner was, and how their predictions went. Files written
+// before Scores existed load unchanged (no scores yet).
 type Progress struct {
-	Done    []int `json:"done"`    // chapter numbers finished
-	Chapter int   `json:"chapter"` // chapter number last open, 0 for none
-	Step    int   `json:"step"`    // 1-based lesson step reached in it
+	Done    []int         `json:"done"`             // chapter numbers finished
+	Chapter int           `json:"chapter"`          // chapter number last open, 0 for none
+	Step    int           `json:"step"`             // 1-based lesson step reached in it
+	Scores  map[int]Score `json:"scores,omitempty"` // by chapter number
+}
+
+// Score is how a chapter's predictions went: of those answered (Asked),
+// how many the engine proved right.
+type Score struct {
+	Right int `json:"right"`
+	Asked int `json:"asked"`
+	// Steps is each answered prediction's result by 1-based lesson step:
+	// a later run through the chapter replaces a step's result instead of
+	// counting it twice, so Asked never exceeds the chapter's predictions.
+	Steps map[int]bool `json:"steps,omitempty"`
+}
+
+// with records the answer to the prediction of lesson step step (1-based).
+func (s Score) with(step int, right bool) Score {
+	if len(s.Steps) == 0 && s.Asked > 0 {
+		// A score without its steps (written by hand): it can only grow.
+		s.Asked++
+		if right {
+			s.Right++
+		}
+		return s
+	}
+	steps := make(map[int]bool, len(s.Steps)+1)
+	for k, v := range s.Steps {
+		steps[k] = v
+	}
+	steps[step] = right
+	s = Score{Steps: steps, Asked: len(steps)}
+	for _, ok := range steps {
+		if ok {
+			s.Right++
+		}
+	}
+	return s
 }
 
 // Options is everything the app needs from outside; main fills it from
@@ -48,12 +85,21 @@ type Options struct {
 	// Chapter and Step open a lesson at once (deep link): chapter number,
 	// 1-based step. Inspect opens the inspector on these files instead.
 	Chapter, Step int
-	Inspect       []inspect.File
+	// Open opens this lesson at its first step (`eoslab play LESSON`): the
+	// catalog's own chapter when it is one of them (same file), else it is
+	// added to the end of the chapter list for this run and kept out of
+	// the saved progress. It takes precedence over Chapter.
+	Open *lesson.Lesson
+	// Autoplay starts autoplay on the lesson opened (instructor mode), at
+	// AutoplayRate. It pauses at predictions until they are answered.
+	Autoplay bool
+	Inspect  []inspect.File
 	// Sample is what Home's "Inspect a segment file" opens.
 	Sample *inspect.File
 
 	// File access for :save and :load (default: the os package) and the
 	// progress store (nil: progress lives only as long as the program).
+	// When SaveProgress fails, the lab says so once and stops saving.
 	ReadFile     func(name string) ([]byte, error)
 	WriteFile    func(name string, data []byte) error
 	LoadProgress func() (Progress, error)

@@ -29,8 +29,9 @@ type KeyMap struct {
 	LoseResponse, LoseRequest, Delay, RestartProducer, Pause, RestartBroker, Failover, Advance key.Binding
 	Confirm, Cancel                                                                            key.Binding
 
-	// Lessons: answer a prediction.
-	Answer key.Binding
+	// Lessons: answer a prediction; a challenge's next hint, its solution
+	// loaded into the command bar (not run).
+	Answer, Hint, Solution key.Binding
 
 	// The inspect screen.
 	NextBatch, PrevBatch key.Binding
@@ -86,7 +87,9 @@ func Default() KeyMap {
 		Confirm:         bind("enter/y", "apply", "enter", "y"),
 		Cancel:          bind("esc/n", "cancel", "esc", "n"),
 
-		Answer: bind("1-9", "answer the prediction", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		Answer:   bind("1-9", "answer the prediction", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		Hint:     bind("H", "next hint", "H"),
+		Solution: bind("S", "solution into the command bar", "S"),
 
 		NextBatch: bind("→/l", "next batch", "right", "l"),
 		PrevBatch: bind("←/h", "previous batch", "left", "h"),

@@ -1,7 +1,7 @@
 // Package panel holds what every engine panel receives: one snapshot, the
 // events around it and what is in focus. The panels themselves live in
 // the sub-packages (batchbytes, window, producer, network, partition,
-// timeline, anomalies); each is a small model with New, SetSize, SetData,
+// coordinator, consumers, timeline, anomalies); each is a small model with New, SetSize, SetData,
 // Update where it takes keys, and View. Panels read snapshots only; they
 // never hold a world and never ask the engine anything.
 package panel

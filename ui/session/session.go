@@ -114,6 +114,7 @@ const (
 	Redone                        // moved one step forward along the kept future
 	Idle                          // sandbox: nothing is due
 	Ended                         // lesson: nothing due and nothing left
+	Settled                       // lesson: what was due had nothing to do; the segment has played out
 )
 
 // Forward performs the next step if one is due (within the lesson
@@ -137,8 +138,15 @@ func (s *Session) Forward() Result {
 			s.moved()
 			return Result{Kind: Stepped, Events: evs}
 		}
-		// Only a paused producer's items were due: they are held now.
+		// What was due turned out to have nothing to do (a paused
+		// producer's items are held, spent timers dropped): the segment
+		// has played out. When the next segment starts another lesson
+		// step, say so rather than apply it in the same move, so that this
+		// step's end — a prediction's marks, the checks — is shown first.
 		s.refresh()
+		if n := s.cur.Seg; n > 0 && n < len(s.segs) && s.segs[n].step != s.segs[n-1].step && !s.snap.Due {
+			return Result{Kind: Settled}
+		}
 	}
 	if s.cur.Seg < len(s.segs) {
 		return s.applySegment()

@@ -24,11 +24,13 @@ type gridRow struct {
 }
 
 // gridRows is the grid: the centrepiece first (bytes and window), then
-// the actors, then history.
+// the actors, then transactions (coordinator and consumers), then history.
+// Rows with no panel shown take no room.
 func gridRows() []gridRow {
 	return []gridRow{
 		{50, 12, []lesson.Panel{lesson.PanelBytes, lesson.PanelWindow}, []int{56, 44}},
 		{27, 6, []lesson.Panel{lesson.PanelProducer, lesson.PanelNetwork, lesson.PanelPartition}, []int{35, 35, 30}},
+		{45, 6, []lesson.Panel{lesson.PanelCoordinator, lesson.PanelConsumers}, []int{46, 54}},
 		{23, 5, []lesson.Panel{lesson.PanelTimeline, lesson.PanelAnomalies}, []int{66, 34}},
 	}
 }
@@ -46,6 +48,10 @@ func (m *Model) title(id lesson.Panel) string {
 		return "network"
 	case lesson.PanelPartition:
 		return "partition log"
+	case lesson.PanelCoordinator:
+		return "transactions · coordinator"
+	case lesson.PanelConsumers:
+		return "consumers"
 	case lesson.PanelTimeline:
 		return "timeline"
 	case lesson.PanelAnomalies:
@@ -96,8 +102,15 @@ func (m *Model) grid() {
 		}
 		if len(ids) > 0 {
 			present = append(present, row{min: r.min, weight: r.weight, ids: ids, widths: ws})
-			total += r.weight
 		}
+	}
+	if len(present) == 4 {
+		// Every row (the sandbox once transactions appear): the byte grid
+		// gives some of its room to the transaction row.
+		present[0].weight = 36
+	}
+	for _, r := range present {
+		total += r.weight
 	}
 	left := m.h
 	for i := range present {
@@ -105,6 +118,21 @@ func (m *Model) grid() {
 		left -= present[i].h
 	}
 	present[0].h += left // rounding and minimums settle on the first row
+	// When the minimums do not fit, the tallest rows give way (never
+	// below three lines: a frame and one line inside).
+	for present[0].h < 3 {
+		tallest := 0
+		for i := range present {
+			if present[i].h > present[tallest].h {
+				tallest = i
+			}
+		}
+		if tallest == 0 || present[tallest].h <= 3 {
+			break
+		}
+		present[tallest].h--
+		present[0].h++
+	}
 	y := 0
 	for _, r := range present {
 		sum := 0
@@ -136,6 +164,10 @@ func (m *Model) sizePanel(id lesson.Panel, w, h int) {
 		m.network.SetSize(w, h)
 	case lesson.PanelPartition:
 		m.partition.SetSize(w, h)
+	case lesson.PanelCoordinator:
+		m.coord.SetSize(w, h)
+	case lesson.PanelConsumers:
+		m.consumers.SetSize(w, h)
 	case lesson.PanelTimeline:
 		m.timeline.SetSize(w, h)
 	case lesson.PanelAnomalies:
@@ -155,6 +187,10 @@ func (m *Model) content(id lesson.Panel) string {
 		return m.network.View()
 	case lesson.PanelPartition:
 		return m.partition.View()
+	case lesson.PanelCoordinator:
+		return m.coord.View()
+	case lesson.PanelConsumers:
+		return m.consumers.View()
 	case lesson.PanelTimeline:
 		return m.timeline.View()
 	case lesson.PanelAnomalies:
@@ -194,7 +230,7 @@ func (m Model) frame(b placed) string {
 }
 
 // tabName is a panel's name on its tab; each tab is two cells wider
-// (brackets or spaces), which tabAt relies on.
+// (brackets or spaces), which tabs relies on.
 func (m Model) tabName(id lesson.Panel) string {
 	name := m.title(id)
 	if i := strings.Index(name, " · "); i > 0 {
@@ -203,15 +239,76 @@ func (m Model) tabName(id lesson.Panel) string {
 	return name
 }
 
+// tab is one tab as drawn: its panel, name and columns.
+type tab struct {
+	id   lesson.Panel
+	name string
+	x, w int
+}
+
+// tabs places the shown panels' tabs in the bar. When they do not all fit,
+// the bar shows a run of them around the focused one, with … at an end
+// where tabs are left out.
+func (m Model) tabs() (ts []tab, moreLeft, moreRight bool) {
+	all := make([]tab, len(m.shown))
+	total, focus := 0, 0
+	for i, id := range m.shown {
+		name := m.tabName(id)
+		all[i] = tab{id: id, name: name, w: ansi.StringWidth(name) + 2}
+		total += all[i].w
+		if id == m.focus {
+			focus = i
+		}
+	}
+	lo, hi := 0, len(all)
+	if total > m.w {
+		// Grow a window from the focused tab, right first, keeping a cell
+		// for each … that will be needed.
+		lo, hi = focus, focus+1
+		used := all[focus].w
+		fits := func(w, lo, hi int) bool {
+			ell := 0
+			if lo > 0 {
+				ell++
+			}
+			if hi < len(all) {
+				ell++
+			}
+			return used+w+ell <= m.w
+		}
+		for grew := true; grew; {
+			grew = false
+			if hi < len(all) && fits(all[hi].w, lo, hi+1) {
+				used += all[hi].w
+				hi++
+				grew = true
+			}
+			if lo > 0 && fits(all[lo-1].w, lo-1, hi) {
+				used += all[lo-1].w
+				lo--
+				grew = true
+			}
+		}
+	}
+	x := 0
+	if lo > 0 {
+		x = 1
+	}
+	for _, t := range all[lo:hi] {
+		t.x = x
+		x += t.w
+		ts = append(ts, t)
+	}
+	return ts, lo > 0, hi < len(all)
+}
+
 // tabAt is the tab drawn at column x.
 func (m Model) tabAt(x int) (lesson.Panel, bool) {
-	at := 0
-	for _, id := range m.shown {
-		w := ansi.StringWidth(m.tabName(id)) + 2
-		if x >= at && x < at+w {
-			return id, true
+	ts, _, _ := m.tabs()
+	for _, t := range ts {
+		if x >= t.x && x < t.x+t.w {
+			return t.id, true
 		}
-		at += w
 	}
 	return "", false
 }
@@ -219,14 +316,20 @@ func (m Model) tabAt(x int) (lesson.Panel, bool) {
 // tabBar names every shown panel; the focused one is marked with brackets
 // as well as colour.
 func (m Model) tabBar() string {
+	ts, left, right := m.tabs()
 	var b strings.Builder
-	for _, id := range m.shown {
-		name := m.tabName(id)
-		if id == m.focus {
-			b.WriteString(m.st.TabActive.Render("[" + name + "]"))
+	if left {
+		b.WriteString(m.st.Muted.Render("…"))
+	}
+	for _, t := range ts {
+		if t.id == m.focus {
+			b.WriteString(m.st.TabActive.Render("[" + t.name + "]"))
 		} else {
-			b.WriteString(m.st.TabInactive.Render(" " + name + " "))
+			b.WriteString(m.st.TabInactive.Render(" " + t.name + " "))
 		}
+	}
+	if right {
+		b.WriteString(m.st.Muted.Render("…"))
 	}
 	return box.Line(b.String(), m.w)
 }

@@ -4,20 +4,27 @@
 // projector. It owns panel focus and routes keys and mouse events to the
 // focused panel; the panels own their contents.
 //
-// The coordinator and consumers panels (transactions) are not built yet;
-// the grid keeps their place in the panel order, so they slot in later.
+// Shown every panel (the sandbox, a lesson that names none), it leaves the
+// transaction panels — coordinator and consumers — out until the world has
+// something for them (a transactional producer, a group, a consumer), so
+// that the idempotence chapters keep their room.
 package workbench
 
 import (
+	"slices"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/panel"
 	"github.com/eoslab/eoslab/ui/panel/anomalies"
 	"github.com/eoslab/eoslab/ui/panel/batchbytes"
+	"github.com/eoslab/eoslab/ui/panel/consumers"
+	"github.com/eoslab/eoslab/ui/panel/coordinator"
 	"github.com/eoslab/eoslab/ui/panel/network"
 	"github.com/eoslab/eoslab/ui/panel/partition"
 	"github.com/eoslab/eoslab/ui/panel/producer"
@@ -29,7 +36,7 @@ import (
 // Built lists the panels that exist, in display order.
 func Built() []lesson.Panel {
 	return []lesson.Panel{lesson.PanelBytes, lesson.PanelWindow, lesson.PanelProducer, lesson.PanelNetwork,
-		lesson.PanelPartition, lesson.PanelTimeline, lesson.PanelAnomalies}
+		lesson.PanelPartition, lesson.PanelCoordinator, lesson.PanelConsumers, lesson.PanelTimeline, lesson.PanelAnomalies}
 }
 
 // Model is the panel area.
@@ -38,7 +45,8 @@ type Model struct {
 	keys keymap.KeyMap
 	w, h int
 
-	shown []lesson.Panel
+	asked []lesson.Panel // what the lesson step names (nil: every panel)
+	shown []lesson.Panel // what is on screen: asked, less what has nothing to show
 	focus lesson.Panel
 	zoom  bool
 	data  panel.Data
@@ -48,6 +56,8 @@ type Model struct {
 	producer  producer.Model
 	network   network.Model
 	partition partition.Model
+	coord     coordinator.Model
+	consumers consumers.Model
 	timeline  timeline.Model
 	anomalies anomalies.Model
 
@@ -65,9 +75,9 @@ type placed struct {
 func New(st *styles.Styles, keys keymap.KeyMap) Model {
 	m := Model{st: st, keys: keys,
 		bytes: batchbytes.New(st, keys), window: window.New(st), producer: producer.New(st),
-		network: network.New(st), partition: partition.New(st), timeline: timeline.New(st, keys),
-		anomalies: anomalies.New(st, keys)}
-	m.shown, m.focus = Built(), lesson.PanelBytes
+		network: network.New(st), partition: partition.New(st), coord: coordinator.New(st), consumers: consumers.New(st),
+		timeline: timeline.New(st, keys), anomalies: anomalies.New(st, keys)}
+	m.shown, m.focus = m.visible(), lesson.PanelBytes
 	return m
 }
 
@@ -80,23 +90,56 @@ func (m *Model) SetSize(w, h int) {
 // SetPanels restricts the shown panels (nil: all) and sets the focus
 // ("": keep it when still shown). Lessons choose these per step.
 func (m *Model) SetPanels(ps []lesson.Panel, focus lesson.Panel) {
-	var shown []lesson.Panel
+	m.asked = nil
 	for _, p := range Built() {
-		if len(ps) == 0 || contains(ps, p) {
-			shown = append(shown, p)
+		if contains(ps, p) {
+			m.asked = append(m.asked, p)
 		}
 	}
-	if len(shown) == 0 {
-		shown = Built()
-	}
-	m.shown = shown
+	m.shown = m.visible()
 	switch {
-	case focus != "" && contains(shown, focus):
+	case focus != "" && contains(m.shown, focus):
 		m.focus = focus
-	case !contains(shown, m.focus):
-		m.focus = shown[0]
+	case !contains(m.shown, m.focus):
+		m.focus = m.shown[0]
 	}
 	m.layout()
+}
+
+// visible is the panels to show: the ones asked for, or, when none are,
+// every panel but the transaction panels while they have nothing to show.
+func (m *Model) visible() []lesson.Panel {
+	if len(m.asked) > 0 {
+		return m.asked
+	}
+	var out []lesson.Panel
+	for _, p := range Built() {
+		switch {
+		case p == lesson.PanelCoordinator && !transactional(m.data.Snap):
+		case p == lesson.PanelConsumers && (m.data.Snap == nil || len(m.data.Snap.Consumers) == 0):
+		default:
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// transactional reports whether the world has anything for the
+// coordinator panel: a transaction, a transactional producer, a consumer
+// group's offsets or an external effect.
+func transactional(s *sim.Snapshot) bool {
+	if s == nil {
+		return false
+	}
+	if len(s.Transactions) > 0 || len(s.Groups) > 0 || len(s.Effects) > 0 {
+		return true
+	}
+	for _, p := range s.Producers {
+		if p.Config.TransactionalID != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(ps []lesson.Panel, p lesson.Panel) bool {
@@ -116,8 +159,19 @@ func (m *Model) SetData(d panel.Data) {
 	m.producer.SetData(d)
 	m.network.SetData(d)
 	m.partition.SetData(d)
+	m.coord.SetData(d)
+	m.consumers.SetData(d)
 	m.timeline.SetData(d)
 	m.anomalies.SetData(d)
+	if shown := m.visible(); !slices.Equal(shown, m.shown) {
+		// A transaction panel has something to show now (or, back in
+		// time, no longer): lay out again, keeping the focus if it stays.
+		m.shown = shown
+		if !contains(shown, m.focus) {
+			m.focus = shown[0]
+		}
+		m.layout()
+	}
 }
 
 // Focus is the focused panel.

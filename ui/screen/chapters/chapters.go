@@ -1,5 +1,6 @@
-// Package chapters is the chapter list: number, title, length and a ✓ for
-// the chapters done, filterable by typing / (bubbles/list).
+// Package chapters is the chapter list: number, title, length, a ✓ for
+// the chapters done and how the learner's predictions went in each,
+// filterable by typing / (bubbles/list).
 package chapters
 
 import (
@@ -19,10 +20,14 @@ import (
 // OpenMsg asks the app to open chapter Index (in the catalog's order).
 type OpenMsg struct{ Index int }
 
+// Score is how a chapter's predictions went: Right of Asked.
+type Score struct{ Right, Asked int }
+
 type item struct {
 	index int
 	l     *lesson.Lesson
 	done  bool
+	score Score
 }
 
 func (i item) FilterValue() string { return i.l.Title }
@@ -39,6 +44,10 @@ func (d delegate) Render(w io.Writer, m list.Model, index int, li list.Item) {
 	if it.done {
 		mark = d.st.Good.Render("✓ ")
 	}
+	if it.score.Asked > 0 {
+		// Words, not colour alone: "3/4 right" reads the same in mono.
+		mark += d.st.Muted.Render(fmt.Sprintf("%d/%d right", it.score.Right, it.score.Asked))
+	}
 	steps := "steps"
 	if len(it.l.Steps) == 1 {
 		steps = "step"
@@ -54,18 +63,15 @@ func (d delegate) Render(w io.Writer, m list.Model, index int, li list.Item) {
 
 // Model is the chapters screen.
 type Model struct {
-	st   *styles.Styles
-	keys keymap.KeyMap
-	list list.Model
+	st      *styles.Styles
+	keys    keymap.KeyMap
+	list    list.Model
+	lessons []*lesson.Lesson
 }
 
 // New lists the lessons; done marks the finished ones by index.
 func New(st *styles.Styles, keys keymap.KeyMap, lessons []*lesson.Lesson, done map[int]bool) Model {
-	items := make([]list.Item, len(lessons))
-	for i := range lessons {
-		items[i] = item{index: i, l: lessons[i], done: done[i]}
-	}
-	l := list.New(items, delegate{st}, 0, 0)
+	l := list.New(items(lessons, done, nil), delegate{st}, 0, 0)
 	l.Title = "Chapters"
 	l.SetShowHelp(false) // the app's help bar lists the keys
 	l.SetShowStatusBar(true)
@@ -86,7 +92,21 @@ func New(st *styles.Styles, keys keymap.KeyMap, lessons []*lesson.Lesson, done m
 	l.Styles = ls
 	l.FilterInput.PromptStyle, l.FilterInput.Cursor.Style = st.Accent, st.Accent
 	l.FilterInput.TextStyle = st.Text
-	return Model{st: st, keys: keys, list: l}
+	return Model{st: st, keys: keys, list: l, lessons: lessons}
+}
+
+func items(lessons []*lesson.Lesson, done map[int]bool, scores map[int]Score) []list.Item {
+	out := make([]list.Item, len(lessons))
+	for i := range lessons {
+		out[i] = item{index: i, l: lessons[i], done: done[i], score: scores[i]}
+	}
+	return out
+}
+
+// SetMarks updates the ✓ of the chapters done and their prediction
+// scores, both by index; the cursor and any filter stay.
+func (m *Model) SetMarks(done map[int]bool, scores map[int]Score) {
+	m.list.SetItems(items(m.lessons, done, scores))
 }
 
 // SetSize sets the screen size.

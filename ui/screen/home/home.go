@@ -37,6 +37,9 @@ type Progress struct {
 	// Resume describes where Continue leads ("" disables it), e.g.
 	// "Chapter 1 · The worked example, step 3".
 	Resume string
+	// Score is how the predictions of that chapter went, e.g.
+	// "predictions 2/3 right" ("" when none was answered).
+	Score string
 }
 
 // Model is the home screen.
@@ -104,6 +107,9 @@ func (m Model) label(c Choice) (string, string) {
 	case Continue:
 		if m.progress.Resume == "" {
 			return "Continue", "nothing to continue yet"
+		}
+		if m.progress.Score != "" {
+			return "Continue", m.progress.Resume + " · " + m.progress.Score
 		}
 		return "Continue", m.progress.Resume
 	case Chapters:

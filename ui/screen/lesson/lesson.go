@@ -48,6 +48,17 @@ type Prompt struct {
 	Marked   []bool // after the reveal: the choices the engine made true
 	Goals    []lesson.Check
 	Checks   []lesson.Check // the step's expectations, once it has played out
+
+	// Right and Asked are the chapter's prediction score, once this
+	// step's prediction has been marked.
+	Right, Asked int
+
+	// A challenge: Hints are those revealed so far (H) of HintsTotal;
+	// Complete says every goal holds.
+	Challenge  bool
+	Hints      []string
+	HintsTotal int
+	Complete   bool
 }
 
 // New returns the screen for lesson l.
@@ -122,12 +133,27 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// Keys lists what this screen adds to the help.
+// AskKeys are the keys for what the step asks, first in the help line:
+// the answers of a prediction not yet revealed, a challenge's hint and
+// solution until it is complete.
+func (m Model) AskKeys() []key.Binding {
+	var ks []key.Binding
+	if m.prompt.Question != "" && m.prompt.Marked == nil {
+		ks = append(ks, m.keys.Answer)
+	}
+	if m.prompt.Challenge && !m.prompt.Complete {
+		if m.prompt.HintsTotal > len(m.prompt.Hints) {
+			ks = append(ks, m.keys.Hint)
+		}
+		ks = append(ks, m.keys.Solution)
+	}
+	return ks
+}
+
+// Keys lists what this screen adds to the help after the lab's keys (the
+// panels' keys, the narration's scrolling).
 func (m Model) Keys() []key.Binding {
 	ks := m.bench.Keys()
-	if m.prompt.Question != "" && m.prompt.Marked == nil {
-		ks = append([]key.Binding{m.keys.Answer}, ks...)
-	}
 	if len(m.text) > m.textRows() {
 		ks = append(ks, m.keys.NarrationDown, m.keys.NarrationUp)
 	}
@@ -145,6 +171,9 @@ func (m Model) textRows() int {
 	}
 	if m.prompt.Question != "" || len(m.prompt.Goals) > 0 || len(m.prompt.Checks) > 0 {
 		limit += 2 // room for what the step asks
+	}
+	if len(m.prompt.Hints) > 0 || m.prompt.Complete {
+		limit++ // and for the hints or the challenge's verdict
 	}
 	return max(min(len(m.text), limit), 1)
 }
@@ -197,6 +226,8 @@ func (m Model) next() string {
 		return arrow + "reveal what the engine does " + m.st.Warn.Render(fmt.Sprintf("— answer first: 1-%d", len(m.prompt.Choices)))
 	case m.pos.Reveal:
 		return arrow + "reveal what the engine does (your answer: " + fmt.Sprint(m.prompt.Chosen) + ")"
+	case len(m.pos.Next) > 0 && m.prompt.Challenge && !m.prompt.Complete:
+		return arrow + m.st.Warn.Render("move on without reaching the goal") + " and apply " + m.st.Accent.Render(strings.Join(m.pos.Next, " · "))
 	case len(m.pos.Next) > 0:
 		return arrow + "apply " + m.st.Accent.Render(strings.Join(m.pos.Next, " · "))
 	case m.pos.Done:

@@ -2,14 +2,18 @@ package lesson
 
 import (
 	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/lessons/lesson"
 )
 
 // promptLines draws what the step asks: a prediction with its choices
-// (marked ✓ ✗ by the engine once revealed), a challenge's live
-// checklist, the step's expectations once it has played out. Marks are
-// glyphs and words, not colour alone.
+// (marked ✓ ✗ by the engine once revealed, with the chapter's score), a
+// challenge's live checklist with the hints revealed and its verdict,
+// the step's expectations once it has played out. Marks are glyphs and
+// words, not colour alone.
 func (m *Model) promptLines() []string {
 	p := m.prompt
 	var out []string
@@ -32,16 +36,38 @@ func (m *Model) promptLines() []string {
 			out = append(out, line)
 		}
 		if p.Marked != nil && p.Chosen > 0 {
+			score := ""
+			if p.Asked > 0 {
+				score = m.st.Muted.Render(fmt.Sprintf(" · predictions in this chapter: %d/%d right", p.Right, p.Asked))
+			}
 			if p.Marked[p.Chosen-1] {
-				out = append(out, m.st.Good.Render("✓ your prediction was right"))
+				out = append(out, m.st.Good.Render("✓ your prediction was right")+score)
 			} else {
-				out = append(out, m.st.Bad.Render("✗ not this time: compare the window and the timeline with your answer"))
+				out = append(out, m.st.Bad.Render("✗ not this time: compare the window and the timeline with your answer")+score)
 			}
 		}
 	}
 	if len(p.Goals) > 0 {
-		out = append(out, m.st.Title.Render("Goal — act with keys and commands until every item holds:"))
-		out = append(out, m.checks(p.Goals)...)
+		title := m.st.Title.Render("Goal — act with keys and commands until every item holds:")
+		if p.Challenge && !p.Complete {
+			more := m.keys.Solution.Help().Key + " solution"
+			if p.HintsTotal > 0 {
+				more = fmt.Sprintf("%s hint %d/%d · %s", m.keys.Hint.Help().Key, len(p.Hints), p.HintsTotal, more)
+			}
+			title = m.st.Title.Render("Goal — act until every item holds") + m.st.Muted.Render(" ("+more+"):")
+		}
+		out = append(out, title)
+		out = append(out, m.goals(p.Goals)...)
+		for i, h := range p.Hints {
+			out = append(out, m.hintLines(i+1, p.HintsTotal, h)...)
+		}
+		if p.Challenge && p.Complete {
+			next := " · → continues"
+			if len(m.pos.Next) == 0 {
+				next = ""
+			}
+			out = append(out, m.st.Good.Render("✓ challenge complete")+m.st.Muted.Render(" — every goal holds"+next))
+		}
 	}
 	if len(p.Checks) > 0 {
 		ok := 0
@@ -59,6 +85,25 @@ func (m *Model) promptLines() []string {
 	return out
 }
 
+// goals draws a challenge's checklist; an item that does not hold names
+// the predicate that fails and what it gave ("— producers.p3.mode ==
+// idempotent (got null)").
+func (m *Model) goals(cs []lesson.Check) []string {
+	var out []string
+	for _, c := range cs {
+		if c.OK {
+			out = append(out, m.st.Good.Render("  ✓ "+c.Label))
+			continue
+		}
+		line := "  ✗ " + c.Label
+		if c.Got != "" {
+			line += " — " + c.Got
+		}
+		out = append(out, m.st.Bad.Render(line))
+	}
+	return out
+}
+
 func (m *Model) checks(cs []lesson.Check) []string {
 	var out []string
 	for _, c := range cs {
@@ -71,6 +116,22 @@ func (m *Model) checks(cs []lesson.Check) []string {
 			line += " (got " + c.Got + ")"
 		}
 		out = append(out, m.st.Bad.Render(line))
+	}
+	return out
+}
+
+// hintLines draws hint n of total, wrapped to the screen's width and
+// hanging under its label: "hint 1/2: Open a transaction…".
+func (m *Model) hintLines(n, total int, text string) []string {
+	label := fmt.Sprintf("hint %d/%d: ", n, total)
+	body := ansi.Wordwrap(strings.Join(strings.Fields(text), " "), max(m.w-2-len(label), 20), "")
+	var out []string
+	for i, l := range strings.Split(body, "\n") {
+		if i == 0 {
+			out = append(out, m.st.Accent.Render(label)+m.st.Text.Render(l))
+			continue
+		}
+		out = append(out, strings.Repeat(" ", len(label))+m.st.Text.Render(l))
 	}
 	return out
 }

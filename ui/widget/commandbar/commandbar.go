@@ -3,9 +3,15 @@
 // of verbs and names (tab), and errors shown inline with a caret under
 // the column at fault. It knows nothing of the engine: it submits lines
 // and shows the errors it is given.
+//
+// It can also hold a queue of lines given to it (a challenge's solution):
+// the first is put on the line, the rest are listed above it, and after
+// each line the app has accepted, Next loads the following one — so each
+// enter runs one line, and nothing runs unless the learner presses it.
 package commandbar
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -34,6 +40,10 @@ type Model struct {
 	names   []string
 	errMsg  string
 	errCol  int // 1-based column of the error in the input, 0 for none
+
+	queue      []string // lines given with Queue, still to be loaded
+	queueLabel string   // what they are, e.g. "solution"
+	queueTotal int      // how many lines were queued
 }
 
 // New returns a closed command bar completing the given verbs.
@@ -58,14 +68,48 @@ func (m *Model) SetWidth(w int) { m.w = w; m.input.Width = max(w-3, 1) }
 // partitions, broker ids.
 func (m *Model) SetNames(names []string) { m.names = names }
 
-// Open focuses an empty bar.
+// Open focuses an empty bar (dropping any queued lines).
 func (m *Model) Open() tea.Cmd {
+	m.queue, m.queueTotal = nil, 0
+	return m.show("")
+}
+
+func (m *Model) show(line string) tea.Cmd {
 	m.active, m.errMsg, m.errCol = true, "", 0
-	m.input.SetValue("")
+	m.input.SetValue(line)
+	m.input.CursorEnd()
 	m.browse = len(m.history)
 	m.suggest()
 	return m.input.Focus()
 }
+
+// Queue opens the bar with lines[0] on the line, not submitted, and keeps
+// the rest for Next; label names them in the bar ("solution").
+func (m *Model) Queue(label string, lines []string) tea.Cmd {
+	if len(lines) == 0 {
+		return nil
+	}
+	m.queue, m.queueLabel, m.queueTotal = lines[1:], label, len(lines)
+	return m.show(lines[0])
+}
+
+// Next loads the next queued line after the previous one was accepted.
+// It reports nil (and leaves the bar closed) when nothing is queued.
+func (m *Model) Next() tea.Cmd {
+	if len(m.queue) == 0 {
+		m.queueTotal = 0
+		return nil
+	}
+	line := m.queue[0]
+	m.queue = m.queue[1:]
+	return m.show(line)
+}
+
+// Queued lists the lines still to come after the one on the bar.
+func (m Model) Queued() []string { return m.queue }
+
+// Value is the line being edited.
+func (m Model) Value() string { return m.input.Value() }
 
 // Close hides the bar.
 func (m *Model) Close() { m.active = false; m.input.Blur() }
@@ -94,7 +138,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		line := strings.TrimSpace(m.input.Value())
 		m.Close()
 		if line == "" {
-			return m, nil
+			return m, m.Next() // an emptied queued line is skipped
 		}
 		if len(m.history) == 0 || m.history[len(m.history)-1] != line {
 			m.history = append(m.history, line)
@@ -102,6 +146,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		return m, func() tea.Msg { return SubmitMsg{line} }
 	case k.Type == tea.KeyEsc:
 		m.Close()
+		m.queue, m.queueTotal = nil, 0
 		return m, nil
 	case k.Type == tea.KeyUp:
 		if m.browse > 0 {
@@ -148,15 +193,20 @@ func (m *Model) suggest() {
 
 // Height is how many lines View takes.
 func (m Model) Height() int {
-	switch {
-	case !m.active:
+	if !m.active {
 		return 0
-	case m.errMsg != "" && m.errCol > 0:
-		return 3
-	case m.errMsg != "":
-		return 2
 	}
-	return 1
+	h := 1
+	if m.queueTotal > 0 {
+		h++
+	}
+	switch {
+	case m.errMsg != "" && m.errCol > 0:
+		h += 2
+	case m.errMsg != "":
+		h++
+	}
+	return h
 }
 
 // View draws the error (if any), the line and the caret.
@@ -165,6 +215,9 @@ func (m Model) View() string {
 		return ""
 	}
 	var lines []string
+	if m.queueTotal > 0 {
+		lines = append(lines, box.Line(m.queueLine(), m.w))
+	}
 	if m.errMsg != "" {
 		lines = append(lines, box.Line(m.st.Bad.Render("✗ "+m.errMsg)+m.st.Muted.Render("  (nothing applied)"), m.w))
 	}
@@ -173,4 +226,17 @@ func (m Model) View() string {
 		lines = append(lines, box.Line(strings.Repeat(" ", m.errCol)+m.st.Bad.Render("^"), m.w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// queueLine says where the queued lines stand: "▸ solution 2/5 · enter
+// runs it, esc drops the rest · next: run · poll rc". The list comes last
+// so that a narrow bar cuts it, not the keys.
+func (m Model) queueLine() string {
+	at := m.queueTotal - len(m.queue)
+	line := "▸ " + m.st.Title.Render(fmt.Sprintf("%s %d/%d", m.queueLabel, at, m.queueTotal)) +
+		m.st.Muted.Render(" · enter runs it, esc drops the rest")
+	if len(m.queue) > 0 {
+		line += m.st.Muted.Render(" · next: ") + m.st.Accent.Render(strings.Join(m.queue, " · "))
+	}
+	return line
 }

@@ -72,3 +72,38 @@ func TestFailShowsACaretUnderTheColumn(t *testing.T) {
 		t.Fatalf("the caret is at %d under %q", col, lines[1])
 	}
 }
+
+// Queued lines come one at a time: Queue puts the first on the line, Next
+// (after the app accepted a line) the following one; esc drops the rest.
+func TestQueue(t *testing.T) {
+	m := newBar()
+	m.Queue("solution", []string{"producer p1", "send p1 orders-0 1", "run"})
+	if !m.Active() || m.Value() != "producer p1" || len(m.Queued()) != 2 || m.Height() != 2 {
+		t.Fatalf("active %v, %q, queued %q, height %d", m.Active(), m.Value(), m.Queued(), m.Height())
+	}
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	if !strings.HasPrefix(lines[0], "▸ solution 1/3 · enter runs it, esc drops the rest · next: send p1 orders-0 1") || strings.TrimRight(lines[1], " ") != ":producer p1" {
+		t.Fatalf("%q", lines)
+	}
+	m, cmd := m.Update(tea.KeyMsg{Type: tea.KeyEnter})
+	if m.Active() || cmd == nil || cmd().(SubmitMsg).Line != "producer p1" {
+		t.Fatal("enter submits the line, nothing else")
+	}
+	m.Next()
+	if !m.Active() || m.Value() != "send p1 orders-0 1" || len(m.Queued()) != 1 {
+		t.Fatalf("Next loads the next line: %q", m.Value())
+	}
+	m.Fail("send p1 orders-0 1", "refused", 0)
+	if m.Value() != "send p1 orders-0 1" || len(m.Queued()) != 1 || m.Height() != 3 {
+		t.Fatalf("a refused line keeps the queue: %q %q", m.Value(), m.Queued())
+	}
+	m, _ = m.Update(tea.KeyMsg{Type: tea.KeyEsc})
+	if m.Active() || len(m.Queued()) != 0 || m.Next() != nil || m.Active() {
+		t.Fatal("esc drops the rest")
+	}
+	m.Queue("solution", []string{"a", "b"})
+	m.Open()
+	if len(m.Queued()) != 0 || m.Height() != 1 {
+		t.Fatal(": opens an empty bar without the queue")
+	}
+}
