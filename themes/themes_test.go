@@ -1,10 +1,15 @@
 package themes
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/charmbracelet/lipgloss"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestBuiltinThemesAreComplete(t *testing.T) {
@@ -78,5 +83,68 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := Resolve("hi-contrast", dir, true); err == nil || !strings.Contains(err.Error(), `did you mean "high-contrast"?`) {
 		t.Errorf("unknown theme: %v", err)
+	}
+}
+
+// Every built-in theme spells out every role itself (none inherits), so
+// that each file is a complete example to copy. Parse enforces this for
+// files without inherits; this pins that no built-in relies on inherits.
+func TestBuiltinFilesListEveryRole(t *testing.T) {
+	for _, name := range BuiltinNames() {
+		src, err := builtin.ReadFile("builtin/" + name + ".yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		var doc map[string]any
+		if err := yaml.Unmarshal(src, &doc); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, ok := doc["inherits"]; ok {
+			t.Errorf("%s: a built-in theme must not inherit", name)
+		}
+		for _, r := range Roles {
+			if _, ok := doc[r].(string); !ok {
+				t.Errorf("%s: role %s is not given a colour", name, r)
+			}
+		}
+		fields, _ := doc["fields"].(map[string]any)
+		for _, r := range FieldRoles {
+			if _, ok := fields[r].(string); !ok {
+				t.Errorf("%s: fields.%s is not given a colour", name, r)
+			}
+		}
+		if ps, _ := doc["producers"].([]any); len(ps) == 0 {
+			t.Errorf("%s: no producer colours", name)
+		}
+	}
+}
+
+// okabeIto are the eight colours of Okabe and Ito's palette, "Color
+// Universal Design" (2008), distinguishable with the common forms of
+// colour blindness.
+var okabeIto = []string{"#000000", "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7"}
+
+// okabe-ito keeps to the palette wherever colour tells things apart: the
+// three verdicts, the two offset lines and the producers.
+func TestOkabeItoUsesOnlyItsEightColours(t *testing.T) {
+	th, err := Builtin("okabe-ito")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := th.Palette
+	roles := map[string]lipgloss.Color{
+		"append": p.Good, "duplicate": p.Warn, "reject": p.Bad,
+		"high_watermark": p.HighWatermark, "lso": p.LastStable,
+	}
+	for i, c := range p.Producers {
+		roles[fmt.Sprintf("producers[%d]", i)] = c
+	}
+	for role, c := range roles {
+		if !slices.Contains(okabeIto, strings.ToLower(string(c))) {
+			t.Errorf("okabe-ito: %s is %q, not one of the Okabe–Ito colours %v", role, c, okabeIto)
+		}
+	}
+	if len(p.Producers) < 2 {
+		t.Errorf("okabe-ito: %d producer colour(s); producers must be told apart", len(p.Producers))
 	}
 }

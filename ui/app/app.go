@@ -106,7 +106,7 @@ func New(opt Options) (Model, error) {
 		return Model{}, fmt.Errorf("reading the chapters: %w", err)
 	}
 	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate,
-		md: markdown.New(profileOf(opt)), help: newHelp(st)}
+		md: markdown.New(profileOf(opt), markdown.Colours{Text: string(pal.Text), Accent: string(pal.Accent), Shade: string(pal.CRCShade), Faint: string(pal.Faint)}), help: newHelp(st)}
 	var verbs []string
 	for _, u := range script.Verbs() {
 		verbs = append(verbs, u.Verb)

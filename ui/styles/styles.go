@@ -98,7 +98,7 @@ func New(r *lipgloss.Renderer, p Palette) *Styles {
 		Selected:     r.NewStyle().Reverse(true),
 		Records:      fg(p.Records),
 		RecordsCRC:   fg(p.Records).Background(p.CRCShade),
-		Changed:      r.NewStyle().Foreground(lipgloss.Color("0")).Background(p.Changed).Bold(true),
+		Changed:      changed(r, p),
 		Cursor:       r.NewStyle().Reverse(true).Bold(true),
 	}
 	for i, c := range p.Fields {
@@ -112,6 +112,15 @@ func New(r *lipgloss.Renderer, p Palette) *Styles {
 		s.producers = []lipgloss.Style{s.Text}
 	}
 	return s
+}
+
+// changed marks a byte the leader rewrote: dark on the theme's highlight,
+// or reversed when the theme has no colour for it (mono).
+func changed(r *lipgloss.Renderer, p Palette) lipgloss.Style {
+	if p.Changed == "" {
+		return r.NewStyle().Reverse(true).Bold(true)
+	}
+	return r.NewStyle().Foreground(lipgloss.Color("0")).Background(p.Changed).Bold(true)
 }
 
 // Renderer is the renderer the styles were built for, for widgets that

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/glamour"
+	gansi "github.com/charmbracelet/glamour/ansi"
 	gstyles "github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -18,16 +19,49 @@ type key struct {
 	width int
 }
 
+// Colours are the theme's colours the narration uses ("" for none): the
+// text, headings and links, the shade behind inline code, rules.
+type Colours struct {
+	Text, Accent, Shade, Faint string
+}
+
 // Renderer renders and caches. Not safe for concurrent use; the app owns one.
 type Renderer struct {
 	profile termenv.Profile
+	colours Colours
 	cache   map[key]string
 	tr      *glamour.TermRenderer
 }
 
-// New returns a renderer for a colour profile (the terminal's, or ASCII in tests).
-func New(profile termenv.Profile) *Renderer {
-	return &Renderer{profile: profile, cache: map[key]string{}}
+// New returns a renderer for a colour profile (the terminal's, or ASCII in
+// tests) drawing with the theme's colours only: glamour's plain style with
+// the palette's text, accent and shade put in.
+func New(profile termenv.Profile, c Colours) *Renderer {
+	return &Renderer{profile: profile, colours: c, cache: map[key]string{}}
+}
+
+// style is glamour's ASCII style coloured with the theme's colours.
+func (r *Renderer) style() gansi.StyleConfig {
+	cfg := gstyles.ASCIIStyleConfig
+	col := func(c string) *string {
+		if c == "" || r.profile == termenv.Ascii {
+			return nil
+		}
+		return &c
+	}
+	cfg.Document.Color = col(r.colours.Text)
+	cfg.Heading.Color = col(r.colours.Accent)
+	cfg.Link.Color = col(r.colours.Accent)
+	cfg.LinkText.Color = col(r.colours.Accent)
+	cfg.HorizontalRule.Color = col(r.colours.Faint)
+	if bg := col(r.colours.Shade); bg != nil {
+		// Inline code as a shaded chip; without colour it keeps the
+		// ASCII style's backquotes.
+		cfg.Code.BackgroundColor = bg
+		cfg.Code.Color = col(r.colours.Text)
+		cfg.Code.Prefix, cfg.Code.Suffix = " ", " "
+	}
+	return cfg
 }
 
 // Render returns md rendered to fit width cells, without the blank lines
@@ -46,10 +80,7 @@ func (r *Renderer) Render(md string, width int) string {
 		return s
 	}
 	if r.tr == nil {
-		cfg := gstyles.DarkStyleConfig
-		if r.profile == termenv.Ascii {
-			cfg = gstyles.ASCIIStyleConfig
-		}
+		cfg := r.style()
 		zero := uint(0)
 		cfg.Document.Margin = &zero // the lesson screen draws its own margins
 		tr, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(0), glamour.WithColorProfile(r.profile))

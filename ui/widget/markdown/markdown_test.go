@@ -19,7 +19,7 @@ func TestUnwrapJoinsParagraphsOnly(t *testing.T) {
 // Lines fit the width (glamour's own wrap left lone words on lines) and a
 // second render of the same text and width is the cached one.
 func TestRenderFitsAndCaches(t *testing.T) {
-	r := New(termenv.Ascii)
+	r := New(termenv.Ascii, Colours{})
 	md := "The leader appends the batch and answers.\nWe arrange for that answer to be lost on its way back, so the producer retries."
 	out := r.Render(md, 30)
 	lines := strings.Split(out, "\n")
