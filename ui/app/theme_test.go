@@ -329,7 +329,6 @@ var knownGaps = []struct {
 	cause  string
 }{}
 
-
 // containsCut reports whether s holds title, or a start of it of at least
 // twenty characters cut with an ellipsis (a header at 80 columns).
 func containsCut(s, title string) bool {
