@@ -127,15 +127,34 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 		if f.delayed {
 			text += fmt.Sprintf(" (held back %d ms)", DelayMs)
 		}
-		w.emit(trace.New("message.send", text).
+		e := trace.New("message.send", text).
 			With("message", trace.Int(int64(f.m.ID))).With("api", trace.Str(body.Name())).
 			With("response", trace.Bool(body.IsResponse())).With("from", trace.Str(from.String())).
-			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)))
+			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed))
+		if req, ok := body.(msg.ProduceRequest); ok {
+			e = e.With("batches", trace.JSON(batchRefs(req)))
+		}
+		w.emit(e)
 	}
 	return f.m.ID
 }
 
 // summarize is the one-line content of a message for the trace and the UI.
+// batchRefs lists a produce request's batches as the client numbers them:
+// [{"partition":"orders-0","batch":3}, ...].
+func batchRefs(req msg.ProduceRequest) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, pb := range req.Batches {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"partition":%q,"batch":%d}`, pb.TP.String(), pb.BatchID)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
 func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
 	case msg.ProduceRequest:

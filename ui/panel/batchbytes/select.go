@@ -1,9 +1,8 @@
 package batchbytes
 
 import (
+	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -90,14 +89,14 @@ func stored(pv *sim.PartitionView, b sim.StoredBatch) string {
 }
 
 // sent is the batch for partition tp in a produce request just sent. The
-// event's text names the client's batches ("orders-0 batch #3 ..."); the
-// client keeps the bytes of each batch's last send.
+// event lists the client's batches it carries (its "batches" attribute);
+// the client keeps the bytes of each batch's last send.
 func sent(d *panel.Data, tp string, e *trace.Event) (string, []byte) {
 	p := d.ProducerView(e.Str("from"))
 	if p == nil {
 		return "", nil
 	}
-	id, ok := batchIn(e.Text, tp)
+	id, ok := batchIn(e, tp)
 	if !ok {
 		return "", nil
 	}
@@ -109,18 +108,23 @@ func sent(d *panel.Data, tp string, e *trace.Event) (string, []byte) {
 	return "", nil
 }
 
-// batchIn finds "TP batch #N" in a produce request's description.
-func batchIn(text, tp string) (int, bool) {
-	marker := tp + " batch #"
-	i := strings.Index(text, marker)
-	if i < 0 {
+// batchIn finds the batch for tp among a produce request's batches.
+func batchIn(e *trace.Event, tp string) (int, bool) {
+	v, ok := e.Get("batches")
+	if !ok {
 		return 0, false
 	}
-	rest := text[i+len(marker):]
-	j := 0
-	for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-		j++
+	var refs []struct {
+		Partition string `json:"partition"`
+		Batch     int    `json:"batch"`
 	}
-	n, err := strconv.Atoi(rest[:j])
-	return n, err == nil
+	if json.Unmarshal([]byte(v.JSON()), &refs) != nil {
+		return 0, false
+	}
+	for _, r := range refs {
+		if r.Partition == tp {
+			return r.Batch, true
+		}
+	}
+	return 0, false
 }
