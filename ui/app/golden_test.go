@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -36,6 +37,22 @@ func TestGolden(t *testing.T) {
 			}
 			return m
 		}},
+		// A zombie fenced: p1 paused mid-transaction, p2 took over the
+		// transactional id; p1's late write and its abort are refused.
+		{"zombie-fenced", designSizes, func(t *testing.T, w, h int) Model {
+			m := sandboxAt(t, w, h, "producer p1 transactional=payments", "run", "begin p1", "send p1 orders-0 2", "run",
+				"pause p1", "producer p2 transactional=payments", "run", "begin p2", "send p2 orders-0 1", "commit p2", "run",
+				"resume p1", "send p1 orders-0 1", "commit p1", "run", "abort p1", "run")
+			return tabTo(t, m, "PRODUCER_FENCED")
+		}},
+		// An LSO block: an open transaction holds the read_committed
+		// consumer at offset 0 while the read_uncommitted one reads on.
+		{"lso-block", designSizes, func(t *testing.T, w, h int) Model {
+			m := sandboxAt(t, w, h, "producer tx transactional=tx-1", "producer plain", "run", "begin tx", "send tx orders-0 1", "run",
+				"send plain orders-0 2", "run", "consumer rc read_committed orders-0", "consumer ru read_uncommitted orders-0",
+				"poll rc", "poll ru", "run")
+			return tabTo(t, m, "read_committed stops at the LSO")
+		}},
 		{"help", [][2]int{{120, 40}}, func(t *testing.T, w, h int) Model {
 			m, _ := send(t, sandboxAt(t, w, h), keyRunes("?"))
 			return m
@@ -65,5 +82,19 @@ func workedExampleAtFirstAppend(t testing.TB, w, h int) Model {
 		m, _ = send(t, m, keyRight)
 	}
 	t.Fatal("p1's first batch was never decided")
+	return m
+}
+
+// tabTo moves the panel focus until the screen shows want (at 80×24 the
+// panels are tabs), or fails.
+func tabTo(t *testing.T, m Model, want string) Model {
+	t.Helper()
+	for range 12 {
+		if strings.Contains(m.View(), want) {
+			return m
+		}
+		m, _ = send(t, m, keyTab)
+	}
+	t.Fatalf("no panel shows %q:\n%s", want, m.View())
 	return m
 }
