@@ -291,3 +291,34 @@ func TestPlayLessonOptions(t *testing.T) {
 		t.Fatalf("--speed 0: %v", err)
 	}
 }
+
+func TestThemesCommand(t *testing.T) {
+	code, out, _ := runCLI(t, "themes")
+	if code != 0 || !strings.Contains(out, "dark, light, high-contrast, okabe-ito, mono") {
+		t.Fatalf("themes: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "themes", "okabe-ito")
+	for _, role := range []string{"append", "duplicate", "reject", "high_watermark", "lso", "fenced", "producer_id"} {
+		if code != 0 || !strings.Contains(out, role) {
+			t.Fatalf("the preview lacks %s: exit %d\n%s", role, code, out)
+		}
+	}
+	if strings.Contains(out, "\x1b[") {
+		t.Errorf("a preview to a non-terminal has escape codes:\n%q", out)
+	}
+	code, _, errOut := runCLI(t, "themes", "hi-contrast")
+	if code != 2 || !strings.Contains(errOut, `did you mean "high-contrast"?`) {
+		t.Fatalf("unknown theme: exit %d, %q", code, errOut)
+	}
+	// A broken user theme is reported with its file and line; the others list.
+	cfg := t.TempDir()
+	dir := filepath.Join(cfg, "eoslab", "themes")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "mine.yaml"), []byte("inherits: dark\naccnt: \"1\"\n"), 0o644)
+	var o, e bytes.Buffer
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	code = run([]string{"themes"}, &o, &e)
+	if code != 1 || !strings.Contains(e.String(), filepath.Join(dir, "mine.yaml")+`:2: unknown role "accnt", did you mean "accent"?`) {
+		t.Fatalf("broken user theme: exit %d, %q", code, e.String())
+	}
+}
