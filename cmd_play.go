@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -65,6 +66,11 @@ checks; exit status 1 if a check fails.`,
 
 func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) error {
 	src, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(path, ".eos") {
+		// Neither a file nor a chapter: say what could have been meant.
+		_, lerr := lessons.Find(path)
+		return fmt.Errorf("%s is neither a script file nor a chapter: %w", path, lerr)
+	}
 	if err != nil {
 		return err
 	}

@@ -91,7 +91,8 @@ func Find(name string) (*lesson.Lesson, error) {
 	for _, l := range all {
 		base := strings.TrimSuffix(filepath.Base(l.File), ".md")
 		names = append(names, base)
-		if (numErr == nil && l.Number == n) || base == name || filepath.Base(l.File) == name {
+		_, slug, _ := strings.Cut(base, "-") // "07-broker-checks" is also "broker-checks"
+		if (numErr == nil && l.Number == n) || base == name || slug == name || filepath.Base(l.File) == name {
 			return l, nil
 		}
 	}

@@ -54,3 +54,18 @@ func TestBuiltinLessonsPlay(t *testing.T) {
 		})
 	}
 }
+
+func TestFind(t *testing.T) {
+	for _, name := range []string{"7", "07-broker-checks", "broker-checks", "07-broker-checks.md"} {
+		l, err := Find(name)
+		if err != nil || l.Number != 7 {
+			t.Errorf("Find(%q) = %v, %v; want chapter 7", name, l, err)
+		}
+	}
+	if _, err := Find("broker-check"); err == nil || !strings.Contains(err.Error(), `did you mean "07-broker-checks"?`) {
+		t.Errorf("Find of a near name: %v", err)
+	}
+	if _, err := Find("nope.md"); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("Find of a missing file: %v", err)
+	}
+}
