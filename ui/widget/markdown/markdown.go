@@ -161,8 +161,16 @@ func plain(l string) bool {
 		return false
 	}
 	switch t[0] {
-	case '#', '-', '*', '+', '>', '|', '`', '~':
+	case '#', '>', '|':
 		return false
+	case '-', '*', '+': // a list item, not emphasis ("*word*")
+		if len(t) == 1 || t[1] == ' ' || t[1] == t[0] {
+			return false
+		}
+	case '`', '~': // a fence, not inline code ("`p1` pauses")
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			return false
+		}
 	}
 	i := 0
 	for i < len(t) && t[i] >= '0' && t[i] <= '9' {

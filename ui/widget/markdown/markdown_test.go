@@ -35,3 +35,13 @@ func TestRenderFitsAndCaches(t *testing.T) {
 		t.Fatal("the second render should come from the cache")
 	}
 }
+
+// A paragraph line that starts with inline code or emphasis is still part
+// of its paragraph; fences and list items are not.
+func TestUnwrapJoinsLinesStartingWithInlineCode(t *testing.T) {
+	got := unwrap("`p1` freezes: it sends\n`nothing` and *hears*\nnothing.\n\n- item\n- item\n```\ncode\n```")
+	want := "`p1` freezes: it sends `nothing` and *hears* nothing.\n\n- item\n- item\n```\ncode\n```"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
