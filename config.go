@@ -21,7 +21,6 @@ type config struct {
 	path   string // --config
 	file   string // the file actually read, if any
 	warn   io.Writer
-	bad    error // a value that does not fit its key, reported when used
 	loaded bool
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/panel"
 	"github.com/eoslab/eoslab/ui/widget/box"
 )
 
@@ -152,49 +153,47 @@ func (m *Model) grid() {
 	}
 }
 
-func (m *Model) sizePanel(id lesson.Panel, w, h int) {
+// engine is what every panel offers the workbench.
+type engine interface {
+	SetSize(w, h int)
+	SetData(d panel.Data)
+	View() string
+}
+
+// panel returns the panel of an id (nil for an unknown one).
+func (m *Model) panel(id lesson.Panel) engine {
 	switch id {
 	case lesson.PanelBytes:
-		m.bytes.SetSize(w, h)
+		return &m.bytes
 	case lesson.PanelWindow:
-		m.window.SetSize(w, h)
+		return &m.window
 	case lesson.PanelProducer:
-		m.producer.SetSize(w, h)
+		return &m.producer
 	case lesson.PanelNetwork:
-		m.network.SetSize(w, h)
+		return &m.network
 	case lesson.PanelPartition:
-		m.partition.SetSize(w, h)
+		return &m.partition
 	case lesson.PanelCoordinator:
-		m.coord.SetSize(w, h)
+		return &m.coord
 	case lesson.PanelConsumers:
-		m.consumers.SetSize(w, h)
+		return &m.consumers
 	case lesson.PanelTimeline:
-		m.timeline.SetSize(w, h)
+		return &m.timeline
 	case lesson.PanelAnomalies:
-		m.anomalies.SetSize(w, h)
+		return &m.anomalies
+	}
+	return nil
+}
+
+func (m *Model) sizePanel(id lesson.Panel, w, h int) {
+	if p := m.panel(id); p != nil {
+		p.SetSize(w, h)
 	}
 }
 
 func (m *Model) content(id lesson.Panel) string {
-	switch id {
-	case lesson.PanelBytes:
-		return m.bytes.View()
-	case lesson.PanelWindow:
-		return m.window.View()
-	case lesson.PanelProducer:
-		return m.producer.View()
-	case lesson.PanelNetwork:
-		return m.network.View()
-	case lesson.PanelPartition:
-		return m.partition.View()
-	case lesson.PanelCoordinator:
-		return m.coord.View()
-	case lesson.PanelConsumers:
-		return m.consumers.View()
-	case lesson.PanelTimeline:
-		return m.timeline.View()
-	case lesson.PanelAnomalies:
-		return m.anomalies.View()
+	if p := m.panel(id); p != nil {
+		return p.View()
 	}
 	return ""
 }

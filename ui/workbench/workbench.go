@@ -154,15 +154,9 @@ func contains(ps []lesson.Panel, p lesson.Panel) bool {
 // SetData hands a frame of the engine to every panel.
 func (m *Model) SetData(d panel.Data) {
 	m.data = d
-	m.bytes.SetData(d)
-	m.window.SetData(d)
-	m.producer.SetData(d)
-	m.network.SetData(d)
-	m.partition.SetData(d)
-	m.coord.SetData(d)
-	m.consumers.SetData(d)
-	m.timeline.SetData(d)
-	m.anomalies.SetData(d)
+	for _, id := range lesson.Panels() {
+		m.panel(id).SetData(d)
+	}
 	if shown := m.visible(); !slices.Equal(shown, m.shown) {
 		// A transaction panel has something to show now (or, back in
 		// time, no longer): lay out again, keeping the focus if it stays.

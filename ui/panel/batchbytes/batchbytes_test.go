@@ -1,27 +1,21 @@
 package batchbytes
 
 import (
-	"io"
 	"strings"
 	"testing"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
 
-	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/panel"
-	"github.com/eoslab/eoslab/ui/styles"
+	"github.com/eoslab/eoslab/ui/panel/paneltest"
 )
 
 func newPanel(w, h int) Model {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	m := New(styles.New(r, styles.DefaultPalette()), keymap.Default())
+	m := New(paneltest.Styles(), keymap.Default())
 	m.SetSize(w, h)
 	return m
 }
@@ -29,16 +23,7 @@ func newPanel(w, h int) Model {
 // world plays lines and steps until the first produce decision.
 func world(t *testing.T, lines ...string) *sim.World {
 	t.Helper()
-	w := sim.New(1)
-	for _, l := range lines {
-		c, err := script.ParseLine(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Apply(c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := paneltest.World(t, lines...)
 	for w.Snapshot().LastDecision == nil {
 		if _, ok := w.Step(); !ok {
 			t.Fatal("no decision")

@@ -2,7 +2,6 @@ package consumers
 
 import (
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,77 +10,20 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
-	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/panel/paneltest"
 	"github.com/eoslab/eoslab/ui/styles"
 )
 
 func newPanel(w, h int) Model {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	m := New(styles.New(r, styles.DefaultPalette()))
+	m := New(paneltest.Styles())
 	m.SetSize(w, h)
 	return m
 }
 
-// scriptLines reads an example script's commands (no comments, no blanks).
-func scriptLines(t *testing.T, file string) []string {
-	t.Helper()
-	b, err := os.ReadFile("../../../assets/scripts/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// upTo is the commands of a script up to and including the n-th
-// occurrence of line.
-func upTo(t *testing.T, lines []string, line string, n int) []string {
-	t.Helper()
-	for i, l := range lines {
-		if l == line {
-			if n--; n == 0 {
-				return lines[:i+1]
-			}
-		}
-	}
-	t.Fatalf("no %q", line)
-	return nil
-}
-
-func world(t *testing.T, lines ...string) *sim.World {
-	t.Helper()
-	w := sim.New(1)
-	for _, l := range lines {
-		c, err := script.ParseLine(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Apply(c); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
-	return w
-}
-
 func data(w *sim.World, part string) panel.Data {
 	return panel.Data{Snap: w.Snapshot(), Trace: w.Trace(), Partition: part, Motion: panel.Forward}
-}
-
-func requireAll(t *testing.T, view string, wants ...string) {
-	t.Helper()
-	for _, want := range wants {
-		if !strings.Contains(view, want) {
-			t.Errorf("missing %q in\n%s", want, view)
-		}
-	}
 }
 
 // column is the text of the consumer column starting at the line that
@@ -109,7 +51,7 @@ func column(view, head string) string {
 // the LSO, even for the plain records behind it; read_uncommitted reads
 // to the high watermark, the open transaction's record included.
 func TestReadCommittedStopsAtTheLSO(t *testing.T) {
-	w := world(t, upTo(t, scriptLines(t, "txn-lso.eos"), "run", 4)...)
+	w := paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-lso.eos"), "run", 4)...)
 	pv := w.Snapshot().Partitions[0]
 	if pv.HighWatermark != 3 || pv.LastStableOffset != 0 {
 		t.Fatalf("HW %d LSO %d", pv.HighWatermark, pv.LastStableOffset)
@@ -117,12 +59,12 @@ func TestReadCommittedStopsAtTheLSO(t *testing.T) {
 	m := newPanel(80, 22)
 	m.SetData(data(w, "orders-0"))
 	view := ansi.Strip(m.View())
-	requireAll(t, view,
+	paneltest.RequireAll(t, view,
 		"▸orders-0: HW 3 · LSO 0 — read_committed stops at the LSO",
 		"rc · read_committed", "ru · read_uncommitted")
 	rc, ru := column(view, "rc ·"), column(view, "ru ·")
-	requireAll(t, rc, "orders-0 next 0 ⏸ held at LSO 0 < HW 3", "returned nothing yet")
-	requireAll(t, ru, "orders-0 next 3 ✓ at HW 3", "0: tx-0  ⧗ open txn", "1: plain-0", "2: plain-1")
+	paneltest.RequireAll(t, rc, "orders-0 next 0 ⏸ held at LSO 0 < HW 3", "returned nothing yet")
+	paneltest.RequireAll(t, ru, "orders-0 next 3 ✓ at HW 3", "0: tx-0  ⧗ open txn", "1: plain-0", "2: plain-1")
 	if strings.Contains(rc, ": plain") || strings.Contains(rc, ": tx-") {
 		t.Errorf("read_committed returned a record at or past the LSO:\n%s", rc)
 	}
@@ -136,23 +78,23 @@ func TestReadCommittedStopsAtTheLSO(t *testing.T) {
 	golden.RequireEqual(t, []byte(m.View()))
 
 	// The commit lets it through: the marker at 3 is a gap, the LSO is 4.
-	w = world(t, scriptLines(t, "txn-lso.eos")...)
+	w = paneltest.World(t, paneltest.ScriptLines(t, "txn-lso.eos")...)
 	m.SetData(data(w, "orders-0"))
 	view = ansi.Strip(m.View())
-	requireAll(t, view, "▸orders-0: HW 4 = LSO 4 — nothing open")
-	requireAll(t, column(view, "rc ·"), "orders-0 next 4 ✓ at HW 4", "0 1 2 ◆", "◆ 1 marker(s)", "0: tx-0  ✓ committed")
+	paneltest.RequireAll(t, view, "▸orders-0: HW 4 = LSO 4 — nothing open")
+	paneltest.RequireAll(t, column(view, "rc ·"), "orders-0 next 4 ✓ at HW 4", "0 1 2 ◆", "◆ 1 marker(s)", "0: tx-0  ✓ committed")
 }
 
 // An aborted transaction's records are gaps for read_committed and
 // records for read_uncommitted, marked aborted.
 func TestAbortedOffsetsAreGaps(t *testing.T) {
-	w := world(t, scriptLines(t, "txn-abort.eos")...)
+	w := paneltest.World(t, paneltest.ScriptLines(t, "txn-abort.eos")...)
 	m := newPanel(118, 16)
 	m.SetData(data(w, "orders-0"))
 	view := ansi.Strip(m.View())
 	committed, everything := column(view, "committed ·"), column(view, "everything ·")
-	requireAll(t, committed, "0 1 ◆ · · · ◆ 7 ◆", "◆ 3 marker(s), · 3 aborted", "7: p1-5  ✓ committed")
-	requireAll(t, everything, "0 1 ◆ 3 4 5 ◆ 7 ◆", "3: p1-2  ✗ aborted txn", "5: p1-4  ✗ aborted txn")
+	paneltest.RequireAll(t, committed, "0 1 ◆ · · · ◆ 7 ◆", "◆ 3 marker(s), · 3 aborted", "7: p1-5  ✓ committed")
+	paneltest.RequireAll(t, everything, "0 1 ◆ 3 4 5 ◆ 7 ◆", "3: p1-2  ✗ aborted txn", "5: p1-4  ✗ aborted txn")
 	if strings.Contains(committed, "aborted txn") || strings.Contains(committed, "3: p1-2") {
 		t.Errorf("read_committed returned an aborted record:\n%s", committed)
 	}
@@ -162,7 +104,7 @@ func TestAbortedOffsetsAreGaps(t *testing.T) {
 // Narrow, the consumers are stacked; a consumer of two partitions names
 // the partition of each record.
 func TestNarrowStacksAndNamesPartitions(t *testing.T) {
-	w := world(t, upTo(t, scriptLines(t, "txn-coordinator-failover.eos"), "poll reader", 1)...)
+	w := paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-coordinator-failover.eos"), "poll reader", 1)...)
 	w.Step()
 	for w.Snapshot().Consumers[0].Read == nil {
 		if _, ok := w.Step(); !ok {
@@ -172,11 +114,11 @@ func TestNarrowStacksAndNamesPartitions(t *testing.T) {
 	m := newPanel(60, 12)
 	m.SetData(data(w, "orders-0"))
 	view := ansi.Strip(m.View())
-	requireAll(t, view, "reader · read_committed", "orders-0 next 0 ⏸ held at LSO 0 < HW 1", "orders-1@0: p1-1  ✓ committed")
+	paneltest.RequireAll(t, view, "reader · read_committed", "orders-0 next 0 ⏸ held at LSO 0 < HW 1", "orders-1@0: p1-1  ✓ committed")
 }
 
 func TestSideBySideOrStacked(t *testing.T) {
-	w := world(t, scriptLines(t, "txn-abort.eos")...)
+	w := paneltest.World(t, paneltest.ScriptLines(t, "txn-abort.eos")...)
 	for _, c := range []struct {
 		w    int
 		side bool
@@ -191,7 +133,7 @@ func TestSideBySideOrStacked(t *testing.T) {
 
 func TestEmpty(t *testing.T) {
 	m := newPanel(90, 5)
-	m.SetData(data(world(t, "producer p1", "send p1 orders-0 1", "run"), "orders-0"))
+	m.SetData(data(paneltest.World(t, "producer p1", "send p1 orders-0 1", "run"), "orders-0"))
 	if got := strings.TrimSpace(strings.Split(ansi.Strip(m.View()), "\n")[0]); got != EmptyText {
 		t.Fatalf("empty state: %q", got)
 	}
@@ -200,7 +142,7 @@ func TestEmpty(t *testing.T) {
 // Whatever the size, the panel is exactly w×h.
 func TestEverySizeFits(t *testing.T) {
 	for _, file := range []string{"txn-abort.eos", "txn-consume-transform-produce.eos"} {
-		d := data(world(t, scriptLines(t, file)...), "orders-0")
+		d := data(paneltest.World(t, paneltest.ScriptLines(t, file)...), "orders-0")
 		for width := 1; width <= 130; width += 3 {
 			for h := 1; h <= 30; h++ {
 				m := newPanel(width, h)
@@ -226,11 +168,11 @@ func TestLongStripCollapses(t *testing.T) {
 		lines = append(lines, "begin p1", "send p1 orders-0 5", "run", "abort p1", "run", "begin p1", "send p1 orders-0 5", "commit p1", "run")
 	}
 	lines = append(lines, "consumer c read_committed orders-0", "poll c", "run", "poll c", "run", "poll c", "run")
-	w := world(t, lines...)
+	w := paneltest.World(t, lines...)
 	m := newPanel(40, 14)
 	m.SetData(data(w, "orders-0"))
 	view := ansi.Strip(m.View())
-	requireAll(t, view, "·×5", "◆")
+	paneltest.RequireAll(t, view, "·×5", "◆")
 	for _, l := range strings.Split(view, "\n") {
 		if ansi.StringWidth(l) != 40 {
 			t.Fatalf("line %q", l)
@@ -243,9 +185,9 @@ func TestColourDrawsTheSameText(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI256)
 	for _, file := range []string{"txn-lso.eos", "txn-abort.eos", "txn-consume-transform-produce.eos", "txn-coordinator-failover.eos"} {
-		lines := scriptLines(t, file)
+		lines := paneltest.ScriptLines(t, file)
 		for n := 1; n <= len(lines); n += 3 {
-			d := data(world(t, lines[:n]...), "orders-0")
+			d := data(paneltest.World(t, lines[:n]...), "orders-0")
 			for _, size := range [][2]int{{118, 12}, {80, 22}, {50, 9}} {
 				plain, colour := newPanel(size[0], size[1]), New(styles.New(r, styles.DefaultPalette()))
 				colour.SetSize(size[0], size[1])

@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"io"
-	"os"
 	"strings"
 	"testing"
 
@@ -11,90 +10,33 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
-	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/panel/paneltest"
 	"github.com/eoslab/eoslab/ui/styles"
 )
 
 func newPanel(w, h int) Model {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	m := New(styles.New(r, styles.DefaultPalette()))
+	m := New(paneltest.Styles())
 	m.SetSize(w, h)
 	return m
-}
-
-// scriptLines reads an example script's commands (no comments, no blanks).
-func scriptLines(t *testing.T, file string) []string {
-	t.Helper()
-	b, err := os.ReadFile("../../../assets/scripts/" + file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
-// upTo is the commands of a script up to and including the n-th
-// occurrence of line.
-func upTo(t *testing.T, lines []string, line string, n int) []string {
-	t.Helper()
-	for i, l := range lines {
-		if l == line {
-			if n--; n == 0 {
-				return lines[:i+1]
-			}
-		}
-	}
-	t.Fatalf("no %q", line)
-	return nil
-}
-
-func world(t *testing.T, lines ...string) *sim.World {
-	t.Helper()
-	w := sim.New(1)
-	for _, l := range lines {
-		c, err := script.ParseLine(l)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Apply(c); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-	}
-	return w
 }
 
 func data(w *sim.World, producer string) panel.Data {
 	return panel.Data{Snap: w.Snapshot(), Trace: w.Trace(), Partition: "orders-0", Producer: producer, Motion: panel.Forward}
 }
 
-func requireAll(t *testing.T, view string, wants ...string) {
-	t.Helper()
-	for _, want := range wants {
-		if !strings.Contains(view, want) {
-			t.Errorf("missing %q in\n%s", want, view)
-		}
-	}
-}
-
 // After `lose markers orders-0` and a commit, the coordinator has logged
 // PrepareCommit: orders-1 has its COMMIT marker, orders-0 still waits.
 func TestPrepareCommitWithAMarkerPending(t *testing.T) {
-	w := world(t, upTo(t, scriptLines(t, "txn-coordinator-failover.eos"), "advance 1s", 1)...)
+	w := paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-coordinator-failover.eos"), "advance 1s", 1)...)
 	if v := w.Snapshot().Transactions[0]; v.State != "PrepareCommit" || len(v.PendingMarkers) != 1 {
 		t.Fatalf("the script should leave a marker pending: %+v", v)
 	}
 	m := newPanel(80, 22)
 	m.SetData(data(w, "p1"))
 	view := ansi.Strip(m.View())
-	requireAll(t, view,
+	paneltest.RequireAll(t, view,
 		"tx-1 · coordinator b3 (__transaction_state-20, coordinator epoch 0)",
 		"Empty → Ongoing → ▶[PrepareCommit] → CompleteCommit",
 		"orders-0 ⧗ COMMIT marker pending",
@@ -106,9 +48,9 @@ func TestPrepareCommitWithAMarkerPending(t *testing.T) {
 	golden.RequireEqual(t, []byte(m.View()))
 
 	// The new coordinator sends both markers again, then completes.
-	w = world(t, upTo(t, scriptLines(t, "txn-coordinator-failover.eos"), "run", 3)...)
+	w = paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-coordinator-failover.eos"), "run", 3)...)
 	m.SetData(data(w, "p1"))
-	requireAll(t, ansi.Strip(m.View()),
+	paneltest.RequireAll(t, ansi.Strip(m.View()),
 		"coordinator b1 (__transaction_state-20, coordinator epoch 1)",
 		"PrepareCommit → ▶[CompleteCommit]",
 		"orders-0 ✓ COMMIT marker @1 · orders-1 ✓ COMMIT marker @2")
@@ -118,11 +60,11 @@ func TestPrepareCommitWithAMarkerPending(t *testing.T) {
 // marker, the time it has been open against its timeout, the client in
 // IN_TRANSACTION.
 func TestOngoingTransaction(t *testing.T) {
-	w := world(t, upTo(t, scriptLines(t, "txn-lso.eos"), "run", 2)...)
+	w := paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-lso.eos"), "run", 2)...)
 	m := newPanel(118, 12)
 	m.SetData(data(w, ""))
 	view := ansi.Strip(m.View())
-	requireAll(t, view,
+	paneltest.RequireAll(t, view,
 		"Empty → ▶[Ongoing] → PrepareCommit | PrepareAbort",
 		"open: partitions added, nothing decided yet",
 		"producer id 0 · epoch 0",
@@ -135,11 +77,11 @@ func TestOngoingTransaction(t *testing.T) {
 // The consume-transform-produce run: the group's committed offsets and
 // the e-mail sent twice, outside any transaction.
 func TestGroupsAndEffects(t *testing.T) {
-	w := world(t, scriptLines(t, "txn-consume-transform-produce.eos")...)
+	w := paneltest.World(t, paneltest.ScriptLines(t, "txn-consume-transform-produce.eos")...)
 	m := newPanel(80, 22)
 	m.SetData(data(w, "app"))
 	view := ansi.Strip(m.View())
-	requireAll(t, view,
+	paneltest.RequireAll(t, view,
 		"shipper · coordinator b1",
 		"group shipping · coordinator b3 · committed orders-0 @3",
 		"app performed email-order-2 at step 61 — outside any transaction",
@@ -150,33 +92,33 @@ func TestGroupsAndEffects(t *testing.T) {
 // A zombie: p1 still holds epoch 0 after p2 bumped it; the client's view
 // and the coordinator's are shown apart.
 func TestZombieEpochDiffers(t *testing.T) {
-	lines := scriptLines(t, "txn-zombie.eos")
+	lines := paneltest.ScriptLines(t, "txn-zombie.eos")
 	m := newPanel(100, 14)
-	m.SetData(data(world(t, upTo(t, lines, "run", 4)...), "p1"))
-	requireAll(t, ansi.Strip(m.View()),
+	m.SetData(data(paneltest.World(t, paneltest.UpTo(t, lines, "run", 4)...), "p1"))
+	paneltest.RequireAll(t, ansi.Strip(m.View()),
 		"client ▸p1 ● IN_TRANSACTION ⏸ paused · holds id 0 epoch 0 ≠ coordinator's id 0 epoch 4",
 		"client p2 ✓ READY · holds id 0 epoch 4")
 	// Resumed, its send is refused (an abortable error); its abort is fenced.
-	m.SetData(data(world(t, upTo(t, lines, "run", 5)...), "p1"))
-	requireAll(t, ansi.Strip(m.View()), "client ▸p1 ⚠ ABORTABLE_ERROR (must abort) · holds id 0 epoch 0 ≠ coordinator's id 0 epoch 4")
-	m.SetData(data(world(t, upTo(t, lines, "run", 6)...), "p1"))
-	requireAll(t, ansi.Strip(m.View()), "client ▸p1 ✗ FATAL_ERROR (PRODUCER_FENCED) · holds id 0 epoch 0 ≠ coordinator's id 0 epoch 4")
+	m.SetData(data(paneltest.World(t, paneltest.UpTo(t, lines, "run", 5)...), "p1"))
+	paneltest.RequireAll(t, ansi.Strip(m.View()), "client ▸p1 ⚠ ABORTABLE_ERROR (must abort) · holds id 0 epoch 0 ≠ coordinator's id 0 epoch 4")
+	m.SetData(data(paneltest.World(t, paneltest.UpTo(t, lines, "run", 6)...), "p1"))
+	paneltest.RequireAll(t, ansi.Strip(m.View()), "client ▸p1 ✗ FATAL_ERROR (PRODUCER_FENCED) · holds id 0 epoch 0 ≠ coordinator's id 0 epoch 4")
 }
 
 // A transactional producer before its coordinator knows the id.
 func TestProducerNotYetKnown(t *testing.T) {
-	w := world(t, "producer p1 transactional=tx-1")
+	w := paneltest.World(t, "producer p1 transactional=tx-1")
 	m := newPanel(100, 6)
 	m.SetData(data(w, "p1"))
-	requireAll(t, ansi.Strip(m.View()), EmptyText, "▸p1 · tx-1 ○ INITIALIZING · not yet known to its coordinator")
+	paneltest.RequireAll(t, ansi.Strip(m.View()), EmptyText, "▸p1 · tx-1 ○ INITIALIZING · not yet known to its coordinator")
 	// Narrow, the detail goes under the client.
 	m.SetSize(40, 6)
-	requireAll(t, ansi.Strip(m.View()), "▸p1 · tx-1 ○ INITIALIZING", "      not yet known to its coordinator")
+	paneltest.RequireAll(t, ansi.Strip(m.View()), "▸p1 · tx-1 ○ INITIALIZING", "      not yet known to its coordinator")
 }
 
 func TestEmpty(t *testing.T) {
 	m := newPanel(90, 5)
-	m.SetData(data(world(t, "producer p1", "send p1 orders-0 1", "run"), "p1"))
+	m.SetData(data(paneltest.World(t, "producer p1", "send p1 orders-0 1", "run"), "p1"))
 	if got := strings.TrimSpace(strings.Split(ansi.Strip(m.View()), "\n")[0]); got != EmptyText {
 		t.Fatalf("empty state: %q", got)
 	}
@@ -185,7 +127,7 @@ func TestEmpty(t *testing.T) {
 // Whatever the size, the panel is exactly w×h and the transaction's
 // identity survives the squeeze.
 func TestEverySizeFits(t *testing.T) {
-	w := world(t, scriptLines(t, "txn-consume-transform-produce.eos")...)
+	w := paneltest.World(t, paneltest.ScriptLines(t, "txn-consume-transform-produce.eos")...)
 	d := data(w, "app")
 	for width := 1; width <= 130; width += 3 {
 		for h := 1; h <= 30; h++ {
@@ -212,9 +154,9 @@ func TestColourDrawsTheSameText(t *testing.T) {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.ANSI256)
 	for _, file := range []string{"txn-lso.eos", "txn-abort.eos", "txn-consume-transform-produce.eos", "txn-coordinator-failover.eos"} {
-		lines := scriptLines(t, file)
+		lines := paneltest.ScriptLines(t, file)
 		for n := 1; n <= len(lines); n += 3 {
-			d := data(world(t, lines[:n]...), "orders-0")
+			d := data(paneltest.World(t, lines[:n]...), "orders-0")
 			for _, size := range [][2]int{{118, 12}, {80, 22}, {50, 9}} {
 				plain, colour := newPanel(size[0], size[1]), New(styles.New(r, styles.DefaultPalette()))
 				colour.SetSize(size[0], size[1])
