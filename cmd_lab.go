@@ -17,7 +17,7 @@ var labProducers = map[string]string{
 
 func newLabCommand(cfg *config) *cobra.Command {
 	var runs, ops int
-	var kind string
+	var kind, faultSet string
 	var show bool
 	cmd := &cobra.Command{
 		Use:   "lab",
@@ -45,11 +45,15 @@ Exit status 1 if an idempotent run shows a duplicate, loss or reordering.`,
 			if runs < 1 || ops < 1 {
 				return fmt.Errorf("--runs and --ops must be at least 1")
 			}
+			faults, ok := sim.ParseLabFaults(faultSet)
+			if !ok {
+				return fmt.Errorf("--faults must be network or all, not %q", faultSet)
+			}
 			first := cfg.Options().Seed
 			out := cmd.OutOrStdout()
 			if show {
-				fmt.Fprintf(out, "# eoslab lab --producer %s --ops %d --seed %d\n", kind, ops, first)
-				for _, c := range sim.LabSchedule(first, line, ops) {
+				fmt.Fprintf(out, "# eoslab lab --producer %s --faults %s --ops %d --seed %d\n", kind, faults, ops, first)
+				for _, c := range sim.LabSchedule(first, line, ops, faults) {
 					fmt.Fprintln(out, script.Format(c))
 				}
 				return nil
@@ -58,7 +62,7 @@ Exit status 1 if an idempotent run shows a duplicate, loss or reordering.`,
 			var bad []uint64
 			for i := range runs {
 				seed := first + uint64(i)
-				r, err := sim.RunLab(seed, line, ops)
+				r, err := sim.RunLab(seed, line, ops, faults)
 				if err != nil {
 					return err
 				}
@@ -92,6 +96,7 @@ Exit status 1 if an idempotent run shows a duplicate, loss or reordering.`,
 	cmd.Flags().IntVar(&runs, "runs", 200, "how many schedules to play")
 	cmd.Flags().IntVar(&ops, "ops", 40, "commands per schedule")
 	cmd.Flags().StringVar(&kind, "producer", "idempotent", "idempotent, plain or acks1")
+	cmd.Flags().StringVar(&faultSet, "faults", "network", "network (lose, delay, reset, refuse) or all (also failovers, restarts, kills)")
 	cmd.Flags().BoolVar(&show, "show", false, "print the schedule of --seed as a script instead of running")
 	return cmd
 }

@@ -45,6 +45,10 @@ type Env interface {
 	Now() int64
 	Timestamp() int64
 	Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int
+	CloseConnection(from, to int) // broker from closes its connection to broker to
+	// Refusal says whether a fault makes the leader refuse this batch, and
+	// with which error (`fail request`).
+	Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool)
 	Emit(e trace.Event)
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
@@ -58,7 +62,7 @@ type Env interface {
 	LoadTxn(txnID string) (txn.Metadata, bool)             // the newest record in __transaction_state
 	PersistTxn(md txn.Metadata)                            // write a record to __transaction_state
 	LeaderOf(tp msg.TP) (int, bool)                        // a partition's leader (a group's coordinator for __consumer_offsets)
-	Request(from, to int, body msg.Body) int               // a broker-to-broker request (markers)
+	Request(from, to int, body msg.Body) (conn int)        // a broker-to-broker request (markers); the connection it went on
 	CoordinatorTimer(at int64, broker int, txnID string)   // wake the coordinator for txnID at time at
 	JoinTransaction(txnID string, pid int64, epoch int16, tp msg.TP, add bool) kerr.Code
 	Groups() map[string]*GroupOffsets // consumer groups' offsets (the contents of __consumer_offsets)
@@ -268,7 +272,29 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 		c.ready = slices.Delete(c.ready, i, i+1)
 		c.order = c.order[1:]
 	}
-	c.order = c.order[:0] // keep the connection's buffers for its next request
+	delete(b.conns, k) // nothing outstanding: a closed connection leaves nothing behind
+}
+
+// OnConnectionClosed is this broker learning that connection conn it
+// opened to peer is gone (peer's process ended, or refused it): a fetcher
+// stops waiting for an answer that was in flight on it, and fetches again
+// from the leader the next election names (every election moves the leader
+// epoch, which restarts the fetcher); the coordinator sends the markers
+// that were in flight on it again.
+func (b *Broker) OnConnectionClosed(peer, conn int, env Env) {
+	for _, tp := range b.order {
+		if r := b.replicas.get(tp); !r.IsLeader && r.Leader == peer && r.fetching && r.fetchConn == conn {
+			r.fetching, r.refetch = false, false
+		}
+	}
+	b.markersDisconnected(peer, conn, env)
+}
+
+// FetchSent records the connection a follower's fetch for tp went on.
+func (b *Broker) FetchSent(tp msg.TP, conn int) {
+	if r := b.replicas.get(tp); r != nil {
+		r.fetchConn = conn
+	}
 }
 
 // replicaSet finds a broker's replicas by topic and partition number

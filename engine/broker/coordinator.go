@@ -14,8 +14,13 @@ import (
 // markerRetryMs is how soon a failed marker write is tried again.
 const markerRetryMs = 100
 
-// markerTimeoutMs is how long the coordinator waits for a marker answer.
+// markerTimeoutMs is how long the coordinator waits for a marker answer
+// (the inter-broker request.timeout.ms) before it closes the connection.
 const markerTimeoutMs = 30_000
+
+// markerReconnectMs is how soon markers are sent again after their
+// connection closed (reconnect.backoff.max.ms): the leader may be down.
+const markerReconnectMs = 1000
 
 // txnState is a transaction this broker coordinates: its metadata as
 // written to __transaction_state, and the markers still to be written.
@@ -23,8 +28,15 @@ type txnState struct {
 	md          txn.Metadata
 	pending     map[msg.TP]bool // partitions whose marker is not acknowledged
 	commit      bool            // the decision the markers carry
-	inFlight    map[msg.TP]bool // marker requests sent and unanswered
-	sentAtLeast int64
+	inFlight    map[msg.TP]sentMarker // marker requests sent and unanswered
+}
+
+// sentMarker is a marker on its way: to which leader, on which of the
+// coordinator's connections to it, since when.
+type sentMarker struct {
+	leader int
+	conn   int
+	at     int64
 }
 
 // coordinated returns the coordinator's view of txnID, loading it from
@@ -87,6 +99,12 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 		b.txns[req.TransactionalID] = t
 	}
 	md := &t.md
+	expect := req.ProducerID >= 0 // KIP-360: the producer says which id and epoch it has
+	if expect && md.Epoch != -1 && req.ProducerID != md.ProducerID &&
+		!(req.ProducerID == md.PrevProducerID && req.Epoch >= txn.ExhaustedEpoch) {
+		answer(kerr.ProducerFenced, -1, -1) // isValidProducerId
+		return
+	}
 	switch md.State {
 	case txn.PrepareCommit, txn.PrepareAbort:
 		answer(kerr.ConcurrentTransactions, -1, -1)
@@ -97,10 +115,21 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 		answer(kerr.ConcurrentTransactions, -1, -1)
 	default:
 		from := md.State
-		if md.Epoch >= txn.ExhaustedEpoch {
+		switch {
+		case md.Epoch >= txn.ExhaustedEpoch && (!expect || req.Epoch == md.Epoch):
 			md.PrevProducerID, md.ProducerID, md.Epoch, md.LastEpoch = md.ProducerID, b.nextPID(env), 0, -1
-		} else {
+		case !expect:
+			md.LastEpoch, md.Epoch = -1, md.Epoch+1
+		case md.Epoch == -1 || req.Epoch == md.Epoch:
+			// The producer continues after an error (prepareIncrementProducerEpoch).
 			md.LastEpoch, md.Epoch = md.Epoch, md.Epoch+1
+		case req.Epoch == md.LastEpoch:
+			// A retry of a bump whose answer was lost: the same epoch again.
+			answer(kerr.None, md.ProducerID, md.Epoch)
+			return
+		default:
+			answer(kerr.ProducerFenced, -1, -1)
+			return
 		}
 		md.TimeoutMs = req.TimeoutMs
 		md.State, md.Partitions, md.UpdateMs = txn.Empty, nil, env.Now()
@@ -191,14 +220,19 @@ func (b *Broker) JoinTransaction(id string, pid int64, epoch int16, tp msg.TP, a
 	if t == nil || t.md.ProducerID != pid {
 		return kerr.InvalidProducerIDMapping
 	}
-	if epoch < t.md.Epoch {
-		return kerr.InvalidProducerEpoch // the produce path never says PRODUCER_FENCED
-	}
 	if add {
 		return b.addToTxn(id, pid, epoch, []msg.TP{tp}, env)
 	}
-	if t.md.State != txn.Ongoing || !t.md.HasPartition(tp) {
-		return kerr.InvalidTxnState
+	// handleVerifyPartitionsInTransaction: the leader maps PRODUCER_FENCED
+	// to INVALID_PRODUCER_EPOCH, and TRANSACTION_ABORTABLE to
+	// INVALID_TXN_STATE for produce requests before version 11.
+	switch {
+	case t.md.Epoch != epoch:
+		return kerr.ProducerFenced
+	case t.md.State == txn.PrepareCommit || t.md.State == txn.PrepareAbort:
+		return kerr.ConcurrentTransactions
+	case t.md.State != txn.Ongoing || !t.md.HasPartition(tp):
+		return kerr.TransactionAbortable
 	}
 	return kerr.None
 }
@@ -315,7 +349,7 @@ func (b *Broker) prepare(t *txnState, commit, tv2 bool, env Env) {
 // the transaction; with none, the transaction completes at once.
 func (b *Broker) startMarkers(t *txnState, commit bool, env Env) {
 	t.commit = commit
-	t.pending, t.inFlight = map[msg.TP]bool{}, map[msg.TP]bool{}
+	t.pending, t.inFlight = map[msg.TP]bool{}, map[msg.TP]sentMarker{}
 	for _, tp := range t.md.Partitions {
 		t.pending[tp] = true
 	}
@@ -323,7 +357,7 @@ func (b *Broker) startMarkers(t *txnState, commit bool, env Env) {
 }
 
 // sendMarkers sends the pending markers that are not in flight, one
-// request per leader.
+// request per leader, each with a timer for its request timeout.
 func (b *Broker) sendMarkers(t *txnState, env Env) {
 	if len(t.pending) == 0 {
 		b.complete(t, env)
@@ -334,7 +368,7 @@ func (b *Broker) sendMarkers(t *txnState, env Env) {
 	var leaders []int
 	retryLater := false
 	for _, tp := range t.md.Partitions {
-		if !t.pending[tp] || t.inFlight[tp] {
+		if _, sent := t.inFlight[tp]; !t.pending[tp] || sent {
 			continue
 		}
 		leader, ok := env.LeaderOf(tp)
@@ -348,17 +382,18 @@ func (b *Broker) sendMarkers(t *txnState, env Env) {
 		byLeader[leader] = append(byLeader[leader], tp)
 	}
 	for _, leader := range sortedInts(setOf(leaders)) {
-		for _, tp := range byLeader[leader] {
-			t.inFlight[tp] = true
-		}
-		env.Request(b.ID, leader, msg.WriteTxnMarkersRequest{ProducerID: t.md.ProducerID, Epoch: t.md.Epoch, Commit: t.commit,
+		conn := env.Request(b.ID, leader, msg.WriteTxnMarkersRequest{ProducerID: t.md.ProducerID, Epoch: t.md.Epoch, Commit: t.commit,
 			CoordinatorEpoch: coordEpoch, Partitions: byLeader[leader], TV2: env.TransactionVersion() >= 2, TransactionalID: t.md.TransactionalID})
+		for _, tp := range byLeader[leader] {
+			t.inFlight[tp] = sentMarker{leader: leader, conn: conn, at: env.Now()}
+		}
 	}
-	at := env.Now() + markerTimeoutMs
+	if len(leaders) > 0 {
+		env.CoordinatorTimer(env.Now()+markerTimeoutMs, b.ID, t.md.TransactionalID)
+	}
 	if retryLater {
-		at = env.Now() + markerRetryMs
+		env.CoordinatorTimer(env.Now()+markerRetryMs, b.ID, t.md.TransactionalID)
 	}
-	env.CoordinatorTimer(at, b.ID, t.md.TransactionalID)
 }
 
 func setOf(xs []int) map[int]bool {
@@ -410,23 +445,76 @@ func (b *Broker) OnMarkersResponse(resp msg.WriteTxnMarkersResponse, env Env) bo
 	return true
 }
 
-// OnCoordinatorTimer resends markers that were not answered (lost,
-// delayed, failed). It reports whether anything was left to do.
+// OnCoordinatorTimer sends the markers that wait: those never sent or
+// refused, and those whose request went unanswered for the request timeout
+// — then the coordinator closes that connection, and every marker that was
+// in flight on it is sent again on a new one. It reports whether there was
+// anything to do.
 func (b *Broker) OnCoordinatorTimer(id string, env Env) bool {
 	t := b.txns[id]
-	if !b.alive || t == nil || len(t.pending) == 0 {
+	if !b.markerWorkDue(t, env.Now()) {
 		return false
 	}
-	clear(t.inFlight)
+	var stale []int
+	for _, tp := range t.md.Partitions {
+		if s, ok := t.inFlight[tp]; ok && t.pending[tp] && env.Now()-s.at >= markerTimeoutMs && !slices.Contains(stale, s.leader) {
+			stale = append(stale, s.leader)
+		}
+	}
+	slices.Sort(stale)
+	for _, leader := range stale {
+		env.CloseConnection(b.ID, leader)
+		b.forgetInFlightTo(leader, -1)
+	}
 	b.sendMarkers(t, env)
 	return true
 }
 
-// CoordinatorTimerLive reports whether a marker retry for id would have
-// anything to resend, so that a stale timer is dropped without moving the clock.
-func (b *Broker) CoordinatorTimerLive(id string) bool {
-	t := b.txns[id]
-	return b.alive && t != nil && len(t.pending) > 0
+// markerWorkDue reports whether a coordinator timer for t would send anything.
+func (b *Broker) markerWorkDue(t *txnState, now int64) bool {
+	if !b.alive || t == nil || len(t.pending) == 0 {
+		return false
+	}
+	for tp := range t.pending {
+		s, sent := t.inFlight[tp]
+		if !sent || now-s.at >= markerTimeoutMs {
+			return true
+		}
+	}
+	return false
+}
+
+// forgetInFlightTo drops the markers in flight to leader on connection
+// conn (any, for -1), in every transaction: their connection is gone.
+func (b *Broker) forgetInFlightTo(leader, conn int) []string {
+	var ids []string
+	for _, id := range sortedTxnIDs(b.txns) {
+		t := b.txns[id]
+		for tp, s := range t.inFlight {
+			if s.leader == leader && (conn < 0 || s.conn == conn) {
+				delete(t.inFlight, tp)
+				if !slices.Contains(ids, id) {
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	return ids
+}
+
+// markersDisconnected is the marker channel learning that its connection
+// to leader is gone: what was in flight there goes again after a back-off.
+func (b *Broker) markersDisconnected(leader, conn int, env Env) {
+	for _, id := range b.forgetInFlightTo(leader, conn) {
+		env.CoordinatorTimer(env.Now()+markerReconnectMs, b.ID, id)
+	}
+}
+
+// CoordinatorTimerLive reports whether a marker timer for id would have
+// anything to send at time now, so that a stale timer is dropped without
+// moving the clock.
+func (b *Broker) CoordinatorTimerLive(id string, now int64) bool {
+	return b.markerWorkDue(b.txns[id], now)
 }
 
 // PendingMarkers lists the partitions whose marker for id is not yet

@@ -30,7 +30,7 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
-		env.Reply(b.ID, m.From, 0, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
+		env.Reply(b.ID, m.From, m.Conn, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
 		return
 	}
 	f := r.followers[req.ReplicaID]
@@ -59,7 +59,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		}
 	}
 	f.knownHW = resp.HighWatermark
-	env.Reply(b.ID, m.From, 0, m.ID, resp)
+	env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
 }
 
 // OnFetchResponse appends the fetched batches as a follower, takes the

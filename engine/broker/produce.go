@@ -37,7 +37,7 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 	for _, r := range p.results {
 		resp.Results = append(resp.Results, msg.MarkerResult{TP: r.TP, Error: r.Error})
 	}
-	env.Reply(b.ID, p.from, 0, p.request, resp)
+	env.Reply(b.ID, p.from, p.conn, p.request, resp)
 }
 
 // HandleProduce runs the leader's produce path for every batch of the
@@ -76,6 +76,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.Pro
 		ar = partition.AppendResult{Error: kerr.InvalidRequiredAcks, BaseOffset: -1, Reason: fmt.Sprintf("acks=%d", acks)}
 	case r == nil || !r.IsLeader:
 		ar = partition.AppendResult{Error: kerr.NotLeaderOrFollower, BaseOffset: -1, Reason: fmt.Sprintf("broker %d does not lead %s", b.ID, pb.TP)}
+	case b.refused(m, pb, &ar, env):
 	default:
 		ar = b.appendChecked(r, acks, txnID, pb, env)
 	}
@@ -192,7 +193,9 @@ func (b *Broker) settle(p *pendingProduce) bool {
 		if r.Log.HighWatermark() < p.waitFor[i] {
 			return false
 		}
-		if len(r.ISR) < b.cfg.MinInsync {
+		if b.underMinIsr(r) {
+			// Appended and covered by the high watermark before the ISR
+			// shrank (Partition.checkEnoughReplicasReachOffset).
 			p.results[i].Error = kerr.NotEnoughReplicasAfterAppend
 		}
 		p.waitFor[i] = -1
@@ -243,6 +246,24 @@ func (b *Broker) HasPending(request int) bool {
 	return ok
 }
 
+// refused applies a `fail request` fault: the leader answers the batch with
+// a retriable error before any append, and the connection stays up.
+func (b *Broker) refused(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, env Env) bool {
+	code, ok := env.Refusal(m.From, pb)
+	if !ok {
+		return false
+	}
+	*ar = partition.AppendResult{Error: code, BaseOffset: -1, Reason: fmt.Sprintf("the leader refuses it with %s before appending anything (fail request)", code.Name())}
+	return true
+}
+
+// minInsync is min.insync.replicas as Kafka applies it: never more than
+// the partition has replicas (Partition.effectiveMinIsr).
+func (b *Broker) minInsync(r *Replica) int { return min(b.cfg.MinInsync, max(len(r.Replicas), 1)) }
+
+// underMinIsr reports whether the ISR is smaller than min.insync.replicas.
+func (b *Broker) underMinIsr(r *Replica) bool { return len(r.ISR) < b.minInsync(r) }
+
 // appendChecked runs the leader's checks that come before the log, in
 // Kafka's order — the transaction's first write verified with the
 // coordinator, then min.insync.replicas for acks=all — and appends.
@@ -251,9 +272,9 @@ func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, pb msg.Prod
 		return partition.AppendResult{Error: code, BaseOffset: -1,
 			Reason: fmt.Sprintf("the transaction coordinator answers %s for this partition", code.Name())}
 	}
-	if acks == -1 && len(r.ISR) < b.cfg.MinInsync {
+	if acks == -1 && b.underMinIsr(r) {
 		return partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
-			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.cfg.MinInsync)}
+			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.minInsync(r))}
 	}
 	return r.Log.AppendAsLeader(pb.Data)
 }

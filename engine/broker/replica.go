@@ -20,6 +20,7 @@ type Replica struct {
 	ISR         []int
 	followers   map[int]*follower // leader only
 	fetching    bool              // follower only: a fetch is in flight
+	fetchConn   int               // follower only: the connection it is in flight on
 	refetch     bool              // follower only: fetch again when the answer arrives
 }
 
@@ -67,10 +68,11 @@ func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env E
 func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []int, leaderLog *partition.Log, env Env) (from, to int64) {
 	r := b.replicas.get(tp)
 	wasLeader := r.IsLeader
-	if r.Leader != leader {
-		// A fetch to the old leader may never be answered (it stopped):
-		// the new leader is fetched from at once; a late answer from the
-		// old one is dropped as stale.
+	if r.Leader != leader || r.LeaderEpoch != epoch {
+		// A new leader epoch restarts the fetcher (Kafka removes the
+		// partition from its fetcher and adds it back): a fetch to the old
+		// leader may never be answered, so the leader is fetched from at
+		// once; a late answer from an older epoch is dropped as stale.
 		r.fetching = false
 	}
 	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
@@ -107,10 +109,18 @@ func agreedPrefix(f, l *partition.Log) int64 {
 }
 
 // maybeAdvanceHW moves the leader's high watermark to the smallest log end
-// offset among the ISR, tells followers that have not seen it (except the
+// offset among the ISR (never while the ISR is under min.insync.replicas), tells followers that have not seen it (except the
 // one being answered right now, whose answer carries it), then completes
 // produce requests it now covers.
 func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
+	if b.underMinIsr(r) {
+		// Kafka 3.7+ (KAFKA-15583): under min.insync.replicas the high
+		// watermark stays where it is, so nothing written now is visible
+		// or acknowledged to acks=all until the ISR recovers
+		// (Partition.maybeIncrementLeaderHW).
+		b.completeSatisfied(env)
+		return
+	}
 	hw := r.Log.LogEndOffset()
 	for _, id := range r.ISR {
 		if id == b.ID {

@@ -54,7 +54,7 @@ func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.C
 // the ISR has every marker, so that a marker lost in a failover is never
 // reported written (the coordinator then retries on the new leader).
 func (b *Broker) HandleWriteTxnMarkers(m *msg.Message, req msg.WriteTxnMarkersRequest, env Env) {
-	p := &pendingProduce{request: m.ID, from: m.From, deadline: env.Now() + MarkerTimeoutMs,
+	p := &pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + MarkerTimeoutMs,
 		markers: &msg.WriteTxnMarkersResponse{TransactionalID: req.TransactionalID, ProducerID: req.ProducerID}}
 	wait := false
 	for _, tp := range req.Partitions {
@@ -94,6 +94,17 @@ func (b *Broker) writeMarker(tp msg.TP, req msg.WriteTxnMarkersRequest, env Env)
 	r := b.replicas.get(tp)
 	if r == nil || !r.IsLeader {
 		return kerr.NotLeaderOrFollower, -1
+	}
+	if b.underMinIsr(r) {
+		// Markers are appended with acks=-1, so below min.insync.replicas
+		// they are refused before anything is written
+		// (Partition.appendRecordsToLeader); the coordinator retries.
+		if env.Tracing() {
+			env.Emit(b.ev("txn.marker_refused", fmt.Sprintf("refuses the %s marker for producer id %d on %s: ISR %v is below min.insync.replicas %d, nothing appended",
+				typ, req.ProducerID, tp, r.ISR, b.minInsync(r))).
+				With("partition", trace.Str(tp.String())).With("producer_id", trace.Int(req.ProducerID)).With("error", trace.Str(kerr.NotEnoughReplicas.Name())))
+		}
+		return kerr.NotEnoughReplicas, -1
 	}
 	res := r.Log.AppendMarker(req.ProducerID, req.Epoch, record.Marker{Type: typ, CoordinatorEpoch: req.CoordinatorEpoch}, req.TV2, env.Timestamp())
 	if res.Error != kerr.None {

@@ -14,7 +14,7 @@ import (
 type ConsumerEnv interface {
 	Now() int64
 	Leader(tp msg.TP) (broker int, ok bool)
-	Send(to, conn int, body msg.Body) int
+	Send(to int, body msg.Body) int
 	Tracing() bool
 	Emit(e trace.Event)
 }
@@ -79,6 +79,7 @@ func (c *Consumer) SetOffsets(committed map[msg.TP]int64) {
 type fetch struct {
 	tp     msg.TP
 	sentMs int64
+	broker int
 }
 
 // FetchTimeoutMs is how long a consumer waits for a fetch answer before it
@@ -136,11 +137,21 @@ func (c *Consumer) Poll(env ConsumerEnv) bool {
 		if !ok {
 			continue
 		}
-		id := env.Send(leader, 0, msg.ConsumerFetchRequest{TP: tp, Offset: c.positions[tp], ReadCommitted: c.readCommitted})
-		c.fetching[id] = fetch{tp, env.Now()}
+		id := env.Send(leader, msg.ConsumerFetchRequest{TP: tp, Offset: c.positions[tp], ReadCommitted: c.readCommitted})
+		c.fetching[id] = fetch{tp: tp, sentMs: env.Now(), broker: leader}
 		sent = true
 	}
 	return sent
+}
+
+// Disconnect forgets the fetches in flight to a broker whose connection
+// closed: their answers will not come.
+func (c *Consumer) Disconnect(broker int) {
+	for id, f := range c.fetching {
+		if f.broker == broker {
+			delete(c.fetching, id)
+		}
+	}
 }
 
 func (c *Consumer) inFlight() []msg.TP {

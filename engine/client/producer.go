@@ -18,7 +18,11 @@ type Env interface {
 	Timestamp() int64                       // the client's clock for record timestamps, ms since the epoch
 	Leader(tp msg.TP) (broker int, ok bool) // metadata: the partition's current leader
 	Bootstrap() (broker int, ok bool)       // a live broker to ask for a producer id
-	Send(to, conn int, body msg.Body) int   // put a request in flight on a connection; returns its id
+	Send(to int, body msg.Body) int         // put a request on the connection to broker to; returns its id
+	// Ready reports whether a connection to the broker can be made (it is
+	// up); CloseConnection closes the producer's connection to it.
+	Ready(broker int) bool
+	CloseConnection(broker int)
 	Wake(at int64)                          // run the sender at time at
 	Timer(at int64, kind TimerKind, ref int)
 	// Coordinator is the transaction coordinator of a transactional id
@@ -82,6 +86,7 @@ type Batch struct {
 	Epoch       int16
 	Seq         int32 // -1 until first drained
 	Sends       int
+	Attempts    int // times it was put back for a retry (ProducerBatch.attempts)
 	State       BatchState
 	ReadyAt     int64
 	Request     int
@@ -120,7 +125,8 @@ type partitionState struct {
 	lastAckedOffset int64
 	pid             int64
 	epoch           int16
-	unresolved      bool
+	unresolved      bool  // an expired batch's outcome is unknown
+	unresolvedSeq   int32 // then: the sequence that follows it
 }
 
 type request struct {
@@ -144,9 +150,7 @@ type Producer struct {
 	order       []msg.TP
 	batches     []*Batch
 	requests    map[int]*request
-	inflight    map[int]int   // requests in flight per broker connection
-	conn        map[int]int   // current connection number per broker
-	sentOrder   map[int][]int // requests in flight per broker, in the order sent
+	inflight    map[int]int // requests in flight per broker connection
 	bumpNeeded  bool
 	rewrite     map[msg.TP]bool
 	nextBatchID int
@@ -174,7 +178,7 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 	p := &Producer{
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
 		parts: map[msg.TP]*partitionState{}, requests: map[int]*request{},
-		inflight: map[int]int{}, conn: map[int]int{}, sentOrder: map[int][]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
+		inflight: map[int]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
 	}
 	if cfg.TransactionalID != "" {
 		p.txn = &txnManager{state: Initializing, tv2: env.TransactionVersion() >= 2, added: map[msg.TP]bool{}}
@@ -331,12 +335,5 @@ func (p *Producer) NextSerial() int64 { return p.serial }
 // predecessor's, so that records keep one identity per application.
 func (p *Producer) ContinueSerials(next int64) { p.serial = next }
 
-// send puts a request on the current connection to broker b.
-func (p *Producer) send(b int, body msg.Body, env Env) int {
-	if p.conn[b] == 0 {
-		p.conn[b] = 1
-	}
-	id := env.Send(b, p.conn[b], body)
-	p.sentOrder[b] = append(p.sentOrder[b], id)
-	return id
-}
+// send puts a request on the connection to broker b.
+func (p *Producer) send(b int, body msg.Body, env Env) int { return env.Send(b, body) }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
@@ -13,22 +14,12 @@ import (
 // false when the producer no longer waits for it (e.g. the request timed
 // out and the connection was closed): the response is discarded.
 func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
+	// A connection delivers in order, so this is the answer to the oldest
+	// request in flight on it, as NetworkClient expects.
 	req, ok := p.requests[m.ReplyTo]
 	if !ok || p.fatal != "" {
 		return false
 	}
-	if order := p.sentOrder[req.broker]; len(order) == 0 || order[0] != m.ReplyTo {
-		// The Java client pairs each answer with the oldest request in
-		// flight on the connection; an answer out of that order means the
-		// connection lost something, so it closes it (NetworkClient.correlate).
-		if env.Tracing() {
-			env.Emit(p.ev("producer.out_of_order", fmt.Sprintf("receives the answer to request #%d while it still waits for #%d on that connection: closes the connection",
-				m.ReplyTo, p.sentOrder[req.broker][0])).With("request", trace.Int(int64(m.ReplyTo))).With("broker", trace.Int(int64(req.broker))))
-		}
-		p.Disconnect(req.broker, env)
-		return true
-	}
-	p.sentOrder[req.broker] = p.sentOrder[req.broker][1:]
 	delete(p.requests, m.ReplyTo)
 	p.inflight[req.broker]--
 	switch body := m.Body.(type) {
@@ -69,20 +60,43 @@ func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 		}
 		return
 	}
+	bump := p.pid >= 0
 	p.pid, p.epoch = r.ProducerID, r.Epoch
 	if p.txn != nil {
-		p.txn.state = Ready
+		p.txn.state, p.txn.bumpRequired = Ready, false
+		if bump {
+			p.resetSequences() // InitProducerIdHandler: an epoch bump restarts every sequence at 0
+		}
 	}
 	if env.Tracing() {
-		env.Emit(p.ev("producer.pid", fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)).
+		text := fmt.Sprintf("gets producer id %d, epoch %d", r.ProducerID, r.Epoch)
+		if bump {
+			text = fmt.Sprintf("gets its epoch bumped by the coordinator: producer id %d, epoch %d; sequences restart at 0", r.ProducerID, r.Epoch)
+		}
+		env.Emit(p.ev("producer.pid", text).
 			With("producer_id", trace.Int(r.ProducerID)).With("producer_epoch", trace.Int(int64(r.Epoch))))
+	}
+}
+
+// resetSequences forgets every partition's sequences (TxnPartitionMap.reset):
+// each starts again at 0 under the current producer id and epoch.
+func (p *Producer) resetSequences() {
+	for _, tp := range p.order {
+		ps := p.parts[tp]
+		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked, ps.unresolved = p.pid, p.epoch, 0, -1, false
 	}
 }
 
 // complete handles one partition's answer for batch b (Sender.completeBatch).
 func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 	if b.done() {
-		return // expired while in flight: the application already has its error
+		// It expired while in flight and the application has its error, but
+		// a success still tells the producer what the partition holds
+		// (TransactionManager.handleCompletedBatch).
+		if r.Error == kerr.None {
+			p.noteWritten(b, r.BaseOffset, env)
+		}
+		return
 	}
 	b.Request = 0
 	switch {
@@ -91,10 +105,28 @@ func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 	case p.canRetry(b, r.Error, env.Now()):
 		p.reenqueue(b, r.Error, r.Reason, env)
 	default:
-		p.fail(b, Failed, r.Error, r.Reason, true, env)
+		// Sequences are adjusted (or the epoch bumped) only if the batch had
+		// retries left: after the last one nobody knows whether it was
+		// written (Sender.completeBatch: failBatch(batch, response, attempts < retries)).
+		p.fail(b, Failed, r.Error, r.Reason, int64(b.Attempts) < int64(p.cfg.Retries), env)
 		if p.txn != nil {
 			p.txnBatchFailed(r.Error, env)
 		}
+	}
+}
+
+// noteWritten records a late success for a batch that had already expired.
+func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
+	ps := p.parts[b.TP]
+	if !p.cfg.Idempotent || b.PID != ps.pid || b.Epoch != ps.epoch {
+		return
+	}
+	ps.lastAcked = max(ps.lastAcked, b.LastSeq())
+	ps.lastAckedOffset = max(ps.lastAckedOffset, baseOffset+int64(b.Count)-1)
+	if env.Tracing() {
+		env.Emit(p.ev("producer.late_ack", fmt.Sprintf("learns that expired batch #%d was written after all (%s offsets %d-%d); last acknowledged sequence %d",
+			b.ID, b.TP, baseOffset, baseOffset+int64(b.Count)-1, ps.lastAcked)).
+			With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).With("base_offset", trace.Int(baseOffset)))
 	}
 }
 
@@ -123,31 +155,32 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 }
 
 // canRetry is Sender.canRetry with TransactionManager.canRetry for
-// idempotent producers.
+// idempotent and transactional producers.
 func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
-	if now-b.CreatedMs >= p.cfg.DeliveryTimeoutMs || int64(b.Sends-1) >= int64(p.cfg.Retries) {
+	if now-b.CreatedMs >= p.cfg.DeliveryTimeoutMs || int64(b.Attempts) >= int64(p.cfg.Retries) {
 		return false
 	}
 	if !p.cfg.Idempotent {
 		return code.Retriable()
 	}
-	if b.PID != p.pid {
-		return false
-	}
 	ps := p.parts[b.TP]
-	if code == kerr.OutOfOrderSequenceNumber && !ps.unresolved && (b.seqReset || b.Seq-ps.lastAcked != 1) {
-		// Not the next batch: an earlier one is still on its way; retry.
-		return true
-	}
-	if code == kerr.OutOfOrderSequenceNumber && p.txn == nil {
-		// The next batch itself is out of order: the broker lost what came
-		// before it (an unclean election, say). The idempotent producer
-		// (Kafka 2.5+) bumps its epoch, restarts the partition's sequences
-		// at 0 and retries; what was lost stays lost, silently.
-		if !ps.unresolved {
-			p.requestBump(b.TP)
+	if code == kerr.OutOfOrderSequenceNumber {
+		if !ps.unresolved && (b.seqReset || b.Seq-ps.lastAcked != 1) {
+			// Not the next batch: an earlier one is still on its way; retry.
+			return true
 		}
-		return true
+		if p.txn == nil {
+			// The next batch itself is out of order: the broker lost what came
+			// before it (an unclean election, say). The idempotent producer
+			// (Kafka 2.5+) bumps its epoch, restarts the partition's sequences
+			// at 0 and retries; what was lost stays lost, silently. With an
+			// unresolved expired batch it bumps only for the batch right after
+			// it, and otherwise waits to see whether the expired one landed.
+			if !ps.unresolved || b.Seq == ps.unresolvedSeq {
+				p.requestBump(b.TP)
+			}
+			return true
+		}
 	}
 	return code.Retriable()
 }
@@ -166,6 +199,7 @@ func (p *Producer) backoff(sends int) int64 {
 // of new batches and in sequence order among retries.
 func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
+	b.Attempts++
 	b.ReadyAt = env.Now() + p.backoff(b.Sends)
 	ps := p.parts[b.TP]
 	i := 0
@@ -185,7 +219,10 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 }
 
 // fail ends b with an error the application sees (TransactionManager.handleFailedBatch).
-func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, brokerRejected bool, env Env) {
+// adjust says whether the failure is known to be final for the broker too,
+// so that the sequences after it may be moved: it is false for an expired
+// batch and for one whose retries ran out.
+func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, adjust bool, env Env) {
 	b.State, b.Err, b.ErrText = state, code, reason
 	ps := p.parts[b.TP]
 	ps.queue = slices.DeleteFunc(ps.queue, func(x *Batch) bool { return x == b })
@@ -194,16 +231,23 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 	if p.cfg.Idempotent && wasOutstanding {
 		switch {
 		case state == Expired:
-			if b.Sends > 0 {
-				ps.unresolved = true // it may or may not have been written
+			if b.Attempts > 0 {
+				// It was retried: it may or may not have been written
+				// (Sender: markSequenceUnresolved for a batch inRetry).
+				next := record.IncrementSequence(b.LastSeq(), 1)
+				if !ps.unresolved || next > ps.unresolvedSeq {
+					ps.unresolvedSeq = next
+				}
+				ps.unresolved = true
 			}
-		case code == kerr.ProducerFenced:
+		case code == kerr.ProducerFenced, code == kerr.TransactionalIDAuthorizationFailed:
 			p.fatal = code.Name()
-		case p.txn != nil:
-			// A transactional producer does not bump locally: the transaction
-			// becomes abortable (txnBatchFailed) and the coordinator moves epochs.
-		case code == kerr.OutOfOrderSequenceNumber, code == kerr.InvalidProducerEpoch, brokerRejected:
+		case code == kerr.OutOfOrderSequenceNumber && p.txn == nil:
 			p.requestBump(b.TP)
+		case adjust && p.txn == nil:
+			p.requestBump(b.TP)
+		case adjust:
+			p.adjustSequences(ps, b, env)
 		}
 	}
 	what := "fails with " + code.Name()
@@ -214,6 +258,26 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 		env.Emit(p.ev("producer.fail", fmt.Sprintf("batch #%d (%s, sequence %d) %s; the application gets the error", b.ID, b.TP, b.Seq, what)).
 			With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
 			With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(errorName(state, code))))
+	}
+}
+
+// adjustSequences moves the later batches of a partition down by the
+// records of a transactional batch that failed for good, so that they
+// follow the last one written (TxnPartitionEntry.adjustSequencesDueToFailedBatch).
+func (p *Producer) adjustSequences(ps *partitionState, failed *Batch, env Env) {
+	ps.nextSeq = record.DecrementSequence(ps.nextSeq, failed.Count)
+	moved := 0
+	for _, o := range ps.outstanding {
+		if o.Seq < failed.Seq {
+			continue
+		}
+		o.Seq, o.seqReset = o.Seq-failed.Count, true
+		moved++
+	}
+	if env.Tracing() && moved > 0 {
+		env.Emit(p.ev("producer.adjust", fmt.Sprintf("%s: batch #%d failed for good, so the %d batch(es) after it move down %d sequence number(s); next sequence %d",
+			ps.tp, failed.ID, moved, failed.Count, ps.nextSeq)).
+			With("partition", trace.Str(ps.tp.String())).With("batch", trace.Int(int64(failed.ID))))
 	}
 }
 
@@ -240,6 +304,7 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 			env.Emit(p.ev("producer.timeout", fmt.Sprintf("request #%d to broker %d got no answer within request.timeout.ms (%d ms): closes the connection",
 				ref, req.broker, p.cfg.RequestTimeoutMs)).With("request", trace.Int(int64(ref))).With("broker", trace.Int(int64(req.broker))))
 		}
+		env.CloseConnection(req.broker) // NetworkClient.handleTimedOutRequests
 		p.Disconnect(req.broker, env)
 		return true
 	case DeliveryDeadline:
@@ -249,7 +314,7 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 		}
 		p.fail(b, Expired, kerr.RequestTimedOut, "delivery timeout", false, env)
 		if p.txn != nil {
-			p.abortable(kerr.RequestTimedOut, env)
+			p.txnBatchFailed(kerr.RequestTimedOut, env)
 		}
 		env.Wake(env.Now())
 		return true
@@ -258,8 +323,8 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 }
 
 // Disconnect fails every request in flight to broker as a network error
-// (NETWORK_EXCEPTION, retriable): what the client sees when a connection
-// closes, after a request timeout or a broker crash.
+// (NETWORK_EXCEPTION, retriable): what the client sees when its connection
+// closes — it timed out, was reset, or the broker's process ended.
 func (p *Producer) Disconnect(broker int, env Env) bool {
 	var ids []int
 	for id, r := range p.requests {
@@ -284,9 +349,7 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 		}
 	}
 	p.inflight[broker] = 0
-	p.sentOrder[broker] = nil
-	p.conn[broker]++ // the next request opens a new connection
-	env.Wake(env.Now())
+	env.Wake(env.Now()) // the next request opens a new connection
 	return len(ids) > 0
 }
 

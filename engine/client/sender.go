@@ -7,26 +7,32 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
 // RunSender is one pass of the Java sender loop: resolve sequences, bump
-// the epoch if asked, get a producer id if needed, then drain at most one
-// request per broker connection. It reports whether it did anything.
+// the epoch if asked (idempotent producers only), get a producer id if
+// needed, send the next transactional request, then drain at most one
+// request per broker connection. It reports whether it did anything, and
+// asks to run again when it next has something to do.
 func (p *Producer) RunSender(env Env) bool {
 	if p.fatal != "" {
 		return false
 	}
+	defer p.scheduleWake(env)
 	did := false
 	if p.cfg.Idempotent {
 		did = p.maybeResolveSequences(env)
-		if p.bumpNeeded {
+		if p.bumpNeeded && p.txn == nil {
+			// bumpIdempotentEpochAndResetIdIfNeeded: a transactional producer
+			// never bumps on its own; its coordinator moves the epoch.
 			p.bumpEpoch(env)
 			did = true
 		}
-		if p.pid < 0 {
+		if p.pid < 0 || p.txn != nil && p.txn.state == Initializing {
 			return p.maybeInit(env) || did
 		}
 		if p.txn != nil && p.runTxn(env) {
@@ -48,32 +54,32 @@ func (p *Producer) RunSender(env Env) bool {
 			did = true
 		}
 	}
-	p.scheduleWake(env)
 	return did
 }
 
+// maybeInit sends InitProducerId: the first one, or (a transactional
+// producer after an abortable error, version 1) the one that asks the
+// coordinator to bump the epoch, carrying the current id and epoch (KIP-360).
 func (p *Producer) maybeInit(env Env) bool {
-	if p.initWaiting {
-		return false
-	}
-	if p.initAt > env.Now() {
-		env.Wake(p.initAt)
-		return false
+	if p.initWaiting || p.initAt > env.Now() {
+		return false // in flight, or backing off: scheduleWake returns at initAt
 	}
 	b, ok := env.Bootstrap()
 	if p.txn != nil {
 		b, ok = env.Coordinator(p.cfg.TransactionalID)
 	}
-	if !ok {
-		p.initAt = env.Now() + p.cfg.RetryBackoffMs
-		env.Wake(p.initAt)
-		return false
+	if !ok || !env.Ready(b) {
+		return false // nobody to ask: the world wakes the producer when a broker or coordinator comes
 	}
 	timeout := int32(math.MaxInt32)
+	req := msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: timeout, ProducerID: -1, Epoch: -1}
 	if p.txn != nil {
-		timeout = p.cfg.TransactionTimeoutMs
+		req.TimeoutMs = p.cfg.TransactionTimeoutMs
+		if p.pid >= 0 {
+			req.ProducerID, req.Epoch = p.pid, p.epoch
+		}
 	}
-	id := p.send(b, msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: timeout, ProducerID: -1, Epoch: -1}, env)
+	id := p.send(b, req, env)
 	p.requests[id] = &request{id: id, broker: b, init: true}
 	p.inflight[b]++
 	p.initWaiting = true
@@ -84,7 +90,7 @@ func (p *Producer) maybeInit(env Env) bool {
 // drainTo sends one produce request to broker b with at most one batch per
 // partition it leads, if the connection has room (max.in.flight).
 func (p *Producer) drainTo(b int, env Env) bool {
-	if p.inflight[b] >= p.cfg.MaxInFlight {
+	if p.inflight[b] >= p.cfg.MaxInFlight || !env.Ready(b) {
 		return false
 	}
 	var batches []*Batch
@@ -110,7 +116,6 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	}
 	id := p.send(b, req, env)
 	if p.cfg.Acks == 0 {
-		p.sentOrder[b] = p.sentOrder[b][:len(p.sentOrder[b])-1] // no answer will come
 		// acks=0: the client considers the batch done once written to the socket.
 		for _, ba := range batches {
 			p.ack(ba, -1, env)
@@ -214,23 +219,53 @@ func (p *Producer) encode(b *Batch) []byte {
 	return out
 }
 
-// scheduleWake asks to run again when a backed-off retry becomes ready.
+// scheduleWake asks to run again at the next time the sender has something
+// to do: a backed-off retry or InitProducerId, a transactional back-off, or
+// a batch that can be drained now. Nothing else: a wake that would find
+// nothing to do must never be asked for, or time could not pass.
 func (p *Producer) scheduleWake(env Env) {
+	if p.fatal != "" {
+		return
+	}
+	now := env.Now()
 	next := int64(math.MaxInt64)
+	if p.cfg.Idempotent && (p.pid < 0 || p.txn != nil && p.txn.state == Initializing) {
+		if !p.initWaiting && p.initAt > now {
+			next = p.initAt
+		}
+		if !p.initWaiting && p.initAt <= now && p.initTarget(env) {
+			next = now
+		}
+	}
+	if t := p.txn; t != nil && t.inFlight == txnNone && t.readyAt > now && t.state != FatalError {
+		next = min(next, t.readyAt)
+	}
 	for _, tp := range p.order {
 		ps := p.parts[tp]
-		if len(ps.queue) > 0 && ps.queue[0].ReadyAt > env.Now() {
+		if len(ps.queue) > 0 && ps.queue[0].ReadyAt > now {
 			next = min(next, ps.queue[0].ReadyAt)
 		}
-		if first := p.drainable(ps, env.Now()); first != nil {
-			if b, ok := env.Leader(tp); ok && p.inflight[b] < p.cfg.MaxInFlight {
-				next = env.Now()
+		if p.pid < 0 && p.cfg.Idempotent {
+			continue
+		}
+		if first := p.drainable(ps, now); first != nil {
+			if b, ok := env.Leader(tp); ok && p.inflight[b] < p.cfg.MaxInFlight && env.Ready(b) {
+				next = now
 			}
 		}
 	}
 	if next != math.MaxInt64 {
 		env.Wake(next)
 	}
+}
+
+// initTarget reports whether there is a broker to send InitProducerId to.
+func (p *Producer) initTarget(env Env) bool {
+	b, ok := env.Bootstrap()
+	if p.txn != nil {
+		b, ok = env.Coordinator(p.cfg.TransactionalID)
+	}
+	return ok && env.Ready(b)
 }
 
 // bumpEpoch is the idempotent producer's local epoch bump (KIP-360):
@@ -270,7 +305,11 @@ func (p *Producer) bumpEpoch(env Env) {
 }
 
 // maybeResolveSequences settles partitions left unresolved by an expired
-// batch once nothing is in flight for them (§3.5 of kafka-facts).
+// batch once nothing is in flight for them (TransactionManager.
+// maybeResolveSequences): if the last acknowledged sequence is the one
+// before the next, the expired batch was written after all. Otherwise an
+// idempotent producer bumps its epoch; a transactional one cannot, so its
+// transaction becomes abortable and the epoch is bumped after the abort.
 func (p *Producer) maybeResolveSequences(env Env) bool {
 	did := false
 	for _, tp := range p.order {
@@ -279,12 +318,21 @@ func (p *Producer) maybeResolveSequences(env Env) bool {
 			continue
 		}
 		did = true
+		ps.unresolved = false
 		if ps.nextSeq-ps.lastAcked == 1 {
-			ps.unresolved = false
 			if env.Tracing() {
 				env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
 					With("partition", trace.Str(tp.String())))
 			}
+			continue
+		}
+		if p.txn != nil {
+			if env.Tracing() {
+				env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown; it is safe only to abort the transaction, and the epoch is bumped after it", tp, ps.lastAcked, ps.nextSeq)).
+					With("partition", trace.Str(tp.String())))
+			}
+			p.txn.bumpRequired = true
+			p.abortable(kerr.RequestTimedOut, env)
 			continue
 		}
 		p.requestBump(tp)

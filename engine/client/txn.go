@@ -63,7 +63,11 @@ type txnManager struct {
 	inFlight   txnKind
 	readyAt    int64 // back-off before the next transactional request
 	lastError  kerr.Code
-	groups     []string // groups whose offsets went into this transaction
+	// bumpRequired: a batch failed or its outcome is unknown, so after the
+	// abort (version 1) the producer asks its coordinator for the next epoch
+	// with InitProducerId(producerId, epoch) (TransactionManager.epochBumpRequired).
+	bumpRequired bool
+	groups       []string // groups whose offsets went into this transaction
 	endedGroup []string // groups of the last transaction that aborted (for the application)
 }
 
@@ -211,15 +215,15 @@ func (p *Producer) runTxn(env Env) bool {
 	if t.inFlight != txnNone || t.state == FatalError {
 		return false
 	}
+	if t.state == AbortableError || t.state == Aborting {
+		p.abortUndrained(env) // what was never sent is not part of any request (Sender)
+	}
 	if t.readyAt > env.Now() {
-		env.Wake(t.readyAt)
-		return false
+		return false // backing off: scheduleWake returns at readyAt
 	}
 	coord, ok := env.Coordinator(p.cfg.TransactionalID)
-	if !ok {
-		t.readyAt = env.Now() + p.cfg.RetryBackoffMs
-		env.Wake(t.readyAt)
-		return false
+	if !ok || !env.Ready(coord) {
+		return false // the world wakes the producer when the coordinator moves or comes back
 	}
 	switch {
 	case len(t.toAdd) > 0 && (t.state == InTransaction || t.state == Committing):
@@ -233,7 +237,7 @@ func (p *Producer) runTxn(env Env) bool {
 			break
 		}
 		gc, ok := env.GroupCoordinator(o.group)
-		if !ok {
+		if !ok || !env.Ready(gc) {
 			return false
 		}
 		t.inFlight = txnOffsetCommit
@@ -241,6 +245,13 @@ func (p *Producer) runTxn(env Env) bool {
 	case (t.state == Committing || t.state == Aborting) && !p.Pending():
 		if !t.started {
 			p.completeTxn(env) // nothing was added: no EndTxn (TransactionManager)
+			return true
+		}
+		if !t.commit && t.lastError == kerr.InvalidProducerIDMapping {
+			// The coordinator would not take an EndTxn: go straight to
+			// InitProducerId (beginCompletingTransaction).
+			t.bumpRequired = true
+			p.completeTxn(env)
 			return true
 		}
 		t.inFlight = txnEnd
@@ -366,8 +377,18 @@ func (p *Producer) completeTxn(env Env) {
 		t.endedGroup = slices.Clone(t.groups)
 	}
 	t.state, t.added, t.toAdd, t.offsets, t.groups, t.started = Ready, map[msg.TP]bool{}, nil, nil, nil, false
+	t.lastError = kerr.None
+	next := fmt.Sprintf("ready for the next (producer id %d, epoch %d)", p.pid, p.epoch)
+	if t.bumpRequired && !t.tv2 {
+		// completeTransaction: with epochBumpRequired the producer is not
+		// ready yet; InitProducerId(producerId, epoch) comes first. Under
+		// version 2 the EndTxn answer already carried the next epoch.
+		t.state = Initializing
+		next = fmt.Sprintf("asks its coordinator to bump epoch %d before the next", p.epoch)
+	}
+	t.bumpRequired = t.state == Initializing
 	if env.Tracing() {
-		env.Emit(p.ev("txn.complete", fmt.Sprintf("sees its transaction %s; ready for the next (producer id %d, epoch %d)", outcome, p.pid, p.epoch)).
+		env.Emit(p.ev("txn.complete", fmt.Sprintf("sees its transaction %s; %s", outcome, next)).
 			With("committed", trace.Bool(outcome == "committed")).With("producer_epoch", trace.Int(int64(p.epoch))))
 	}
 	env.Wake(env.Now())
@@ -398,12 +419,25 @@ func (p *Producer) adoptIdentity(pid int64, epoch int16) {
 // txnDrainable reports whether a transactional batch for tp may be sent.
 func (p *Producer) txnDrainable(tp msg.TP) bool {
 	t := p.txn
-	return (t.state == InTransaction || t.state == Committing || t.state == Aborting) && t.added[tp]
+	switch t.state {
+	case InTransaction, Committing, Aborting, AbortableError:
+		// Retries keep going in ABORTABLE_ERROR (isSendToPartitionAllowed);
+		// only batches never sent are dropped.
+		return t.added[tp]
+	}
+	return false
 }
 
-// txnBatchFailed is a transactional batch's failure: a stale epoch means
-// this producer was fenced; anything else makes the transaction abortable.
+// txnBatchFailed is a transactional batch's failure
+// (TransactionManager.maybeTransitionToErrorState): fencing and
+// authorization are fatal; anything else makes the transaction abortable
+// and, unless it is already being completed, asks for an epoch bump after
+// the abort.
 func (p *Producer) txnBatchFailed(code kerr.Code, env Env) {
+	t := p.txn
+	if code != kerr.ProducerFenced && code != kerr.TransactionalIDAuthorizationFailed && t.state != Committing && t.state != Aborting {
+		t.bumpRequired = true
+	}
 	switch code {
 	case kerr.ProducerFenced, kerr.TransactionalIDAuthorizationFailed:
 		p.fence(code, env)

@@ -113,3 +113,98 @@ func (f *Fault) formatArgs(w *words) {
 		w.add(f.TP.String(), "seq="+strconv.Itoa(int(f.Seq)))
 	}
 }
+
+// RefusalErrors are the errors `fail request` can make a leader answer:
+// the retriable ones Kafka's produce path returns before it appends
+// anything (Partition.appendRecordsToLeader, ReplicaManager, LogValidator).
+var RefusalErrors = []string{"NOT_ENOUGH_REPLICAS", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "KAFKA_STORAGE_ERROR", "CORRUPT_MESSAGE"}
+
+// FailRequest arms a refusal: the leader answers the produce request that
+// carries NAME's batch for TP (with base sequence Seq, or the next one)
+// with Error for that partition, before appending anything. The
+// connection stays up.
+type FailRequest struct {
+	At       Pos
+	Producer string
+	TP       TopicPartition
+	HasSeq   bool
+	Seq      int32
+	Error    string
+}
+
+func (f *FailRequest) Position() Pos { return f.At }
+func (f *FailRequest) Verb() string  { return "fail request" }
+
+func parseFailRequest(l *cmdLine) (Command, *Error) {
+	name, err := l.nameArg()
+	if err != nil {
+		return nil, err
+	}
+	tp, err := l.tpArg()
+	if err != nil {
+		return nil, err
+	}
+	f := &FailRequest{At: l.at, Producer: name, TP: tp}
+	opts, err := l.options(optSpec{keys: []string{"seq"}, flags: RefusalErrors, noun: "key"})
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range opts {
+		if t.isPair {
+			n, err := l.number(t, "seq", 0, math.MaxInt32)
+			if err != nil {
+				return nil, err
+			}
+			f.HasSeq, f.Seq = true, int32(n)
+			continue
+		}
+		if f.Error != "" {
+			return nil, l.errf(t.pos, "one error only, got %s and %s", f.Error, t.val)
+		}
+		f.Error = t.val
+	}
+	if f.Error == "" {
+		return nil, l.missing("ERROR (one of " + orList(RefusalErrors) + ")")
+	}
+	return f, nil
+}
+
+func (f *FailRequest) formatArgs(w *words) {
+	w.add(f.Producer, f.TP.String())
+	if f.HasSeq {
+		w.add("seq=" + strconv.Itoa(int(f.Seq)))
+	}
+	w.add(f.Error)
+}
+
+// ResetConnection resets a client's connection to a broker: both ends
+// learn at once, and what was on the wire is gone.
+type ResetConnection struct {
+	At     Pos
+	Name   string
+	Broker int
+}
+
+func (r *ResetConnection) Position() Pos { return r.At }
+func (r *ResetConnection) Verb() string  { return "reset connection" }
+
+func parseResetConnection(l *cmdLine) (Command, *Error) {
+	name, err := l.nameArg()
+	if err != nil {
+		return nil, err
+	}
+	t, err := l.positional("BROKER")
+	if err != nil {
+		return nil, err
+	}
+	id, err := l.count(t, "BROKER")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := l.options(optSpec{}); err != nil {
+		return nil, err
+	}
+	return &ResetConnection{At: l.at, Name: name, Broker: id}, nil
+}
+
+func (r *ResetConnection) formatArgs(w *words) { w.add(r.Name, strconv.Itoa(r.Broker)) }

@@ -89,6 +89,10 @@ func (w *World) applyNow(c script.Command) error {
 		return w.inject(c)
 	case *script.Fault:
 		return w.arm(c)
+	case *script.FailRequest:
+		return w.armRefusal(c)
+	case *script.ResetConnection:
+		return w.resetConnection(c.Name, c.Broker)
 	case *script.RestartProducer:
 		return w.restartProducer(c.Name)
 	case *script.Pause:
@@ -187,6 +191,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 		next = s.p.NextSerial()
 	}
 	s.env = &producerEnv{w, s, s.life}
+	s.wakePending = false
 	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, s.env)
 	if err != nil {
 		s.removed = true
@@ -309,6 +314,9 @@ func (w *World) restartProducer(name string) error {
 		w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
 			With("producer", trace.Str(name)))
 	}
+	// The old process's sockets close with it: what it sent still arrives,
+	// and nothing comes back to it.
+	w.closeConnsOf(msg.ClientAddr(name), "the process that opened it ended")
 	return w.startProducer(name, s)
 }
 

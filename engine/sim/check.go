@@ -191,8 +191,12 @@ func (c *checker) run(w *World) {
 	c.fresh = c.fresh[:0]
 }
 
+// scan judges the batches that became visible: below the high watermark,
+// which is what consumers can read. A batch above it may still be
+// truncated by a failover, so it is not judged yet.
 func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 	batches := pc.log.Batches()
+	hw := pc.log.HighWatermark()
 	if pc.scanned > len(batches) {
 		pc.scanned = 0 // truncated under us: start over
 		clear(pc.at)
@@ -200,7 +204,8 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		clear(pc.open)
 		clear(pc.withheld)
 	}
-	for i := pc.scanned; i < len(batches); i++ {
+	i := pc.scanned
+	for ; i < len(batches) && batches[i].Header.LastOffset() < hw; i++ {
 		b := &batches[i]
 		h := &b.Header
 		switch {
@@ -214,7 +219,7 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 			c.judge(w, tp, pc, b)
 		}
 	}
-	pc.scanned = len(batches)
+	pc.scanned = i
 }
 
 // withhold notes the records of a transactional batch as present but not
@@ -311,12 +316,19 @@ func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
 	if a.lost {
 		return
 	}
+	var pending map[identity]bool // in the leader's log above the high watermark: not visible yet, not lost
 	for i := int64(0); i < int64(a.count); i++ {
 		id := a.src.identity(i)
 		if _, ok := pc.at[id]; ok {
 			continue
 		}
-		if _, ok := pc.withheld[id]; !ok {
+		if _, ok := pc.withheld[id]; ok {
+			continue
+		}
+		if pending == nil {
+			pending = c.unjudged(pc)
+		}
+		if !pending[id] {
 			a.lost = true
 			break
 		}
@@ -331,6 +343,21 @@ func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
 		Offsets: []int64{a.offset, a.offset + last}, Serials: []int64{a.src.firstSerial, a.src.firstSerial + last},
 		Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
 			tp, producer, a.src.firstSerial, a.src.firstSerial+last, a.offset, a.offset+last)})
+}
+
+// unjudged lists the records in the leader's log that are not judged yet.
+func (c *checker) unjudged(pc *partCheck) map[identity]bool {
+	out := map[identity]bool{}
+	batches := pc.log.Batches()
+	for i := pc.scanned; i < len(batches); i++ {
+		k, _ := keyOf(batches[i].Bytes)
+		if src, ok := c.sources[k]; ok {
+			for j := int64(0); j < int64(batches[i].Header.RecordsCount); j++ {
+				out[src.identity(j)] = true
+			}
+		}
+	}
+	return out
 }
 
 func (c *checker) report(w *World, a Anomaly) {

@@ -35,6 +35,7 @@ func (w *World) elect(m *partMeta, newLeader int, isr []int, why string) {
 		}
 	}
 	w.check.leaderChanged(m.tp)
+	w.wakeClients()
 }
 
 func ints64(xs []int) []int64 {
@@ -114,16 +115,19 @@ func (w *World) kill(id int) error {
 		w.emit(trace.New("broker.kill", fmt.Sprintf("broker %d stops; the controller will fence it after broker.session.timeout.ms (%d ms)", id, SessionTimeoutMs)).
 			With("broker", trace.Int(int64(id))))
 	}
-	w.disconnectClients(id)
+	w.brokerDown(id, fmt.Sprintf("broker %d stopped", id))
 	w.fenceAt[id] = w.now + SessionTimeoutMs
 	w.schedule(item{due: w.fenceAt[id], kind: itemFence, broker: id})
 	return nil
 }
 
-func (w *World) disconnectClients(id int) {
+// wakeClients runs every producer's sender: metadata changed (a new
+// leader, a coordinator moved, a broker came back), and what waited for a
+// broker that was down may go now.
+func (w *World) wakeClients() {
 	for _, name := range w.prodOrder {
-		if s := w.producers[name]; !s.removed && !s.paused {
-			s.p.Disconnect(id, s.env)
+		if s := w.producers[name]; !s.removed {
+			s.env.Wake(w.now)
 		}
 	}
 }
@@ -191,7 +195,7 @@ func (w *World) restart(id int, clean bool) error {
 		how = "starts again"
 	} else {
 		b.Kill()
-		w.disconnectClients(id)
+		w.brokerDown(id, fmt.Sprintf("broker %d %s", id, how))
 	}
 	delete(w.fenceAt, id)
 	if w.tracing() {
@@ -208,6 +212,7 @@ func (w *World) restart(id int, clean bool) error {
 		w.rejoin(m, id)
 	}
 	w.moveCoordinatorsOf(id, fmt.Sprintf("broker %d restarted", id))
+	w.wakeClients()
 	return nil
 }
 

@@ -45,7 +45,7 @@ func (e producerEnv) Bootstrap() (int, bool) {
 	return 0, false
 }
 
-func (e producerEnv) Send(to, conn int, body msg.Body) int {
+func (e producerEnv) Send(to int, body msg.Body) int {
 	if req, ok := body.(msg.ProduceRequest); ok {
 		for _, pb := range req.Batches {
 			if b := e.s.p.Batch(pb.BatchID); b != nil {
@@ -53,11 +53,36 @@ func (e producerEnv) Send(to, conn int, body msg.Body) int {
 			}
 		}
 	}
-	return e.w.send(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), conn, 0, body)
+	return e.w.send(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), 0, 0, body)
 }
 
+// Ready reports whether a connection to the broker can be made: a broker
+// that is down refuses it, and the producer leaves its batches in the
+// accumulator (NetworkClient.ready) until metadata names another leader.
+func (e producerEnv) Ready(broker int) bool {
+	b := e.w.broker(broker)
+	return b != nil && b.Alive()
+}
+
+// CloseConnection is the producer closing its connection to broker (after
+// request.timeout.ms): what it sent still arrives; nothing comes back.
+func (e producerEnv) CloseConnection(broker int) {
+	if c := e.w.currentConn(connPair{opener: msg.ClientAddr(e.s.name), broker: broker}); c != nil {
+		e.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", e.s.name))
+	}
+}
+
+// Wake asks for the sender to run at time at. A producer has at most one
+// wake pending: an earlier one replaces a later one, because every run of
+// the sender asks again for the next time it has something to do.
 func (e producerEnv) Wake(at int64) {
-	e.w.schedule(item{due: at, kind: itemWake, slot: e.s, life: e.life})
+	s := e.s
+	if s.life != e.life || s.wakePending && s.wakeDue <= at {
+		return
+	}
+	s.wakeGen++
+	s.wakePending, s.wakeDue = true, at
+	e.w.schedule(item{due: at, kind: itemWake, slot: s, life: e.life, ref: s.wakeGen})
 }
 
 func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
@@ -94,6 +119,15 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
 		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
+		b.FetchSent(tp, e.w.connNo[connPair{opener: msg.BrokerAddr(follower), broker: leader}])
+	}
+}
+
+// CloseConnection is a broker closing its own connection to another (its
+// marker channel timing out): what it sent still arrives; nothing comes back.
+func (e brokerEnv) CloseConnection(from, to int) {
+	if c := e.w.currentConn(connPair{opener: msg.BrokerAddr(from), broker: to}); c != nil {
+		e.w.closeConn(c, closedByOpener, fmt.Sprintf("broker %d closes it: no answer within request.timeout.ms", from))
 	}
 }
 
@@ -103,40 +137,76 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 	}
 }
 
-// send puts a message on the wire, applying any armed fault to it.
+// send puts a message on its connection, applying any armed fault to it.
+// A request travels on the sender's open connection to the broker (opening
+// one if needed); a response on the connection its request came by, which
+// may have closed meanwhile: then the answer goes nowhere.
 func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	w.nextMsgID++
-	f := &flight{m: msg.Message{ID: w.nextMsgID, From: from, To: to, SentMs: w.now, Conn: conn, ReplyTo: replyTo, Body: body}, due: w.now + LatencyMs}
+	id := w.nextMsgID
+	resp := body.IsResponse()
+	pair, dir := endsOf(from, to, resp)
 	if _, ok := body.(msg.ProduceResponse); ok {
 		defer delete(w.requests, replyTo) // its faults have had their chance
 	}
+	var c *connection
+	if resp {
+		c = w.conns[connKey{pair, conn}]
+		if c == nil || c.closed != connOpen {
+			if w.tracing() {
+				w.emit(trace.New("message.drop", fmt.Sprintf("%s cannot send %s #%d to %s: that connection is closed, so the answer goes nowhere", from, body.Name(), id, to)).
+					With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).With("from", trace.Str(from.String())).
+					With("to", trace.Str(to.String())).With("request", trace.Int(int64(replyTo))))
+			}
+			return id
+		}
+	} else {
+		c = w.openConn(pair)
+	}
+	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.key.n, ReplyTo: replyTo, Body: body},
+		due: w.now + LatencyMs, cn: c, dir: dir}
 	if req, ok := body.(msg.ProduceRequest); ok {
-		w.requests[f.m.ID] = req
+		w.requests[id] = req
 	}
 	if to.Client != "" {
 		f.to = w.producers[to.Client]
 	}
-	w.applyFaults(f)
+	refused := !resp && !w.broker(to.Broker).Alive()
+	switch {
+	case c.brokeAt != 0:
+		f.lost, f.lostWhy = true, fmt.Sprintf("the connection broke at #%d", c.brokeAt)
+	case refused:
+		f.lost, f.lostWhy = true, fmt.Sprintf("broker %d is down: the connection is refused", to.Broker)
+	default:
+		w.applyFaults(f)
+	}
+	f.due = max(f.due, c.due[dir]) // in order behind everything sent before it
+	c.due[dir] = f.due
+	c.wire++
 	w.schedule(item{due: f.due, kind: itemDeliver, flight: f})
 	if w.tracing() {
 		verb := "sends"
-		if body.IsResponse() {
+		if resp {
 			verb = "answers"
 		}
-		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), f.m.ID, to, summarize(&f.m))
+		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), id, to, summarize(&f.m))
 		if f.delayed {
-			text += fmt.Sprintf(" (held back %d ms)", DelayMs)
+			text += fmt.Sprintf(" (held back %d ms, and the connection with it)", DelayMs)
 		}
 		e := trace.New("message.send", text).
-			With("message", trace.Int(int64(f.m.ID))).With("api", trace.Str(body.Name())).
-			With("response", trace.Bool(body.IsResponse())).With("from", trace.Str(from.String())).
-			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed))
+			With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).
+			With("response", trace.Bool(resp)).With("from", trace.Str(from.String())).
+			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)).
+			With("connection", trace.Str(c.key.String()))
 		if req, ok := body.(msg.ProduceRequest); ok {
 			e = e.With("batches", trace.JSON(batchRefs(req)))
 		}
 		w.emit(e)
 	}
-	return f.m.ID
+	if refused {
+		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))
+	}
+	return id
 }
 
 // summarize is the one-line content of a message for the trace and the UI.

@@ -4,15 +4,18 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
-// armedFault waits for the message it will lose or delay.
+// armedFault waits for the message it will lose or delay, or (a refusal)
+// for the batch its leader will refuse.
 type armedFault struct {
 	id       int
-	markers  bool // a marker fault: the next WriteTxnMarkers carrying tp
+	markers  bool      // a marker fault: the next WriteTxnMarkers carrying tp
+	refusal  kerr.Code // a refusal: the error the leader answers for the batch
 	action   script.FaultAction
 	target   script.FaultTarget
 	producer string
@@ -24,6 +27,13 @@ type armedFault struct {
 }
 
 func (f *armedFault) describe() string {
+	if f.refusal != 0 {
+		s := fmt.Sprintf("refuse %s's next batch for %s", f.producer, f.tp)
+		if f.selector {
+			s = fmt.Sprintf("refuse %s's batch %s seq=%d", f.producer, f.tp, f.seq)
+		}
+		return s + " with " + f.refusal.Name() + ", before appending it"
+	}
 	if f.markers {
 		return fmt.Sprintf("%s the next transaction markers for %s", f.action, f.tp)
 	}
@@ -91,7 +101,9 @@ func (w *World) applyFaults(fl *flight) {
 	for i := 0; i < len(w.faults); i++ {
 		f := w.faults[i]
 		var hit bool
-		if f.markers {
+		if f.refusal != 0 {
+			continue
+		} else if f.markers {
 			req, ok := m.Body.(msg.WriteTxnMarkersRequest)
 			hit = ok && slices.Contains(req.Partitions, f.tp)
 		} else if f.target == script.Request {
@@ -107,7 +119,10 @@ func (w *World) applyFaults(fl *flight) {
 			continue
 		}
 		if f.action == script.Lose {
-			fl.lost = true
+			// TCP loses nothing alone: the connection breaks here, and this
+			// message and everything after it, both ways, are gone.
+			fl.lost, fl.lostWhy = true, "the connection breaks here"
+			fl.cn.brokeAt = m.ID
 		} else {
 			fl.delayed = true
 			fl.due += DelayMs
@@ -124,4 +139,43 @@ func (w *World) carriedSelected(f *armedFault, id int) bool {
 	}
 	req, ok := w.requests[id]
 	return ok && f.carries(req)
+}
+
+// armRefusal is `fail request`.
+func (w *World) armRefusal(c *script.FailRequest) error {
+	if _, ok := w.producers[c.Producer]; !ok {
+		return w.unknownProducer(c.Producer)
+	}
+	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
+	if w.meta(tp) == nil {
+		return w.unknownPartition(tp)
+	}
+	code, ok := kerr.Parse(c.Error)
+	if !ok {
+		return fmt.Errorf("unknown error %s", c.Error)
+	}
+	w.nextFault++
+	f := &armedFault{id: w.nextFault, refusal: code, producer: c.Producer, tp: tp, selector: c.HasSeq, seq: c.Seq}
+	w.faults = append(w.faults, f)
+	if w.tracing() {
+		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
+			With("fault", trace.Int(int64(f.id))).With("action", trace.Str("fail")).
+			With("target", trace.Str("request")).With("producer", trace.Str(c.Producer)).
+			With("partition", trace.Str(tp.String())).With("error", trace.Str(code.Name())))
+	}
+	return nil
+}
+
+// Refusal is the leader asking whether a refusal is armed for this batch;
+// it fires once.
+func (e brokerEnv) Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool) {
+	w := e.w
+	for i, f := range w.faults {
+		if f.refusal == 0 || f.producer != from.Client || f.tp != pb.TP || f.selector && f.seq != pb.BaseSeq {
+			continue
+		}
+		w.faults = append(w.faults[:i], w.faults[i+1:]...)
+		return f.refusal, true
+	}
+	return kerr.None, false
 }

@@ -1,6 +1,11 @@
 package sim
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/trace"
+)
 
 // The lab (lab.go) must hold for the idempotent producer, and the same
 // check must catch duplicates from a plain producer and loss from acks=1
@@ -13,30 +18,101 @@ func labRuns(t *testing.T, full int) int {
 	return full
 }
 
-func runLab(t *testing.T, seed uint64, producerLine string, ops int) LabResult {
+func runLab(t *testing.T, seed uint64, producerLine string, ops int, faults LabFaults) LabResult {
 	t.Helper()
-	r, err := RunLab(seed, producerLine, ops)
+	r, err := RunLab(seed, producerLine, ops, faults)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
 }
 
-func TestLabIdempotentHoldsUnderFaults(t *testing.T) {
-	runs := labRuns(t, 2000)
+// Over a network that behaves like TCP — connections that break
+// silently, are held back or reset, leaders refusing a batch before
+// appending it — Kafka's idempotent producer writes every record exactly
+// once and in order. 10 000 seeded schedules must show nothing.
+func TestLabIdempotentHoldsUnderNetworkFaults(t *testing.T) {
+	runs := labRuns(t, 10000)
 	acked, failed := 0, 0
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		r := runLab(t, seed, "producer p1", 40)
+		r := runLab(t, seed, "producer p1", 40, LabNetwork)
 		if r.Duplicates+r.Lost+r.Reordered > 0 || len(r.Anomalies) > 0 {
 			t.Fatalf("seed %d: %d duplicate(s), %d lost, %d reordered; checker: %v", seed, r.Duplicates, r.Lost, r.Reordered, r.Anomalies)
 		}
 		acked += r.Acked
 		failed += r.Failed
 	}
-	t.Logf("idempotent, acks=all: %d fault schedules, %d batches acknowledged, %d failed or expired, 0 duplicates, 0 lost, 0 reordered", runs, acked, failed)
+	t.Logf("idempotent, acks=all: %d network fault schedules, %d batches acknowledged, %d failed or expired, 0 duplicates, 0 lost, 0 reordered", runs, acked, failed)
 	if acked == 0 {
 		t.Fatal("nothing was acknowledged: the lab did not run")
 	}
+}
+
+// With broker faults too (failovers, crash and clean restarts, brokers
+// stopped), Kafka's idempotence has one real gap, and every anomaly must
+// come by exactly that path (docs/architecture.md): a retry of a batch the
+// partition already holds arrives at a leader whose five-batch window no
+// longer covers it — the window was rebuilt from a snapshot that keeps one
+// batch per producer, or a leader change let more than five batches of the
+// partition be unanswered at once — so the leader answers
+// OUT_OF_ORDER_SEQUENCE_NUMBER (seq-before-window). The producer takes that
+// for a gap in what the broker holds, bumps its epoch
+// (TransactionManager.canRetry) and writes the batch again. No record may
+// be lost, and nothing reordered.
+func TestLabBrokerFaultsShowOnlyKafkasGap(t *testing.T) {
+	runs := labRuns(t, 1500)
+	withDups := 0
+	for seed := uint64(1); seed <= uint64(runs); seed++ {
+		w := New(seed)
+		r, err := playLab(w, LabSchedule(seed, "producer p1", 40, LabAll), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Lost+r.Reordered > 0 || hasAnomaly(r.Anomalies, "lost") || hasAnomaly(r.Anomalies, "reordered") {
+			t.Fatalf("seed %d: %d lost, %d reordered; checker: %v", seed, r.Lost, r.Reordered, r.Anomalies)
+		}
+		if r.Duplicates > 0 {
+			withDups++
+		}
+		for _, a := range r.Anomalies {
+			if why := outOfWindowPath(w.Trace(), a); why != "" {
+				t.Fatalf("seed %d: %s (%s) did not come by the out-of-window retry: %s", seed, a.Name, a.Text, why)
+			}
+		}
+	}
+	t.Logf("idempotent with broker faults: %d schedules, %d with duplicates, each by an out-of-window retry and an epoch bump", runs, withDups)
+	if withDups == 0 {
+		t.Fatal("no run reached Kafka's gap: the schedules do not exercise broker faults")
+	}
+}
+
+// outOfWindowPath explains what is missing from the trace for a duplicate
+// to have come by the out-of-window retry, or returns "".
+func outOfWindowPath(evs []trace.Event, a Anomaly) string {
+	if a.Name != "duplicate" {
+		return "not a duplicate"
+	}
+	rejected, bumped := -1, -1
+	for i := range evs {
+		e := &evs[i]
+		if e.Step > a.Step {
+			break
+		}
+		switch {
+		case e.Kind == "produce.decision" && e.Str("partition") == a.Partition && e.Str("error") == "OUT_OF_ORDER_SEQUENCE_NUMBER" &&
+			strings.Contains(e.Str("path"), "seq-before-window"):
+			rejected = e.Step
+		case e.Kind == "producer.epoch_bump" && rejected >= 0:
+			bumped = e.Step
+		}
+	}
+	switch {
+	case rejected < 0:
+		return "no retry was refused as older than the window"
+	case bumped < 0:
+		return "the producer did not bump its epoch after it"
+	}
+	return ""
 }
 
 // The control: the same schedules with enable.idempotence=false. Lost
@@ -46,7 +122,7 @@ func TestLabPlainProducerDuplicates(t *testing.T) {
 	runs := labRuns(t, 500)
 	withDups, withReorder, flagged := 0, 0, 0
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		r := runLab(t, seed, "producer p1 plain", 40)
+		r := runLab(t, seed, "producer p1 plain", 40, LabNetwork)
 		if r.Duplicates > 0 {
 			withDups++
 		}
@@ -71,7 +147,7 @@ func TestLabAcksOneLosesData(t *testing.T) {
 	runs := labRuns(t, 500)
 	withLoss := 0
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
-		r := runLab(t, seed, "producer p1 acks=1", 40)
+		r := runLab(t, seed, "producer p1 acks=1", 40, LabAll)
 		if r.Lost > 0 {
 			withLoss++
 		}

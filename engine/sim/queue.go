@@ -14,6 +14,7 @@ const (
 	itemProduceTimer                      // a broker's purgatory entry times out
 	itemFence                             // the controller fences a silent broker
 	itemCoordTimer                        // a transaction coordinator checks its markers
+	itemConnClosed                        // a connection's opener learns it is gone
 )
 
 // item is one due event. Items due at the same time run in the order they
@@ -30,6 +31,7 @@ type item struct {
 	broker int
 	tp     msg.TP
 	txnID  string // itemCoordTimer
+	conn   connKey // itemConnClosed
 }
 
 // itemHeap is a binary min-heap of items by (due, seq), kept as values so

@@ -100,14 +100,18 @@ func (w *World) live(it *item) bool {
 		if it.kind == itemProducerTimer {
 			return s.p.TimerLive(it.timer, it.ref)
 		}
-		return true
+		return it.ref == s.wakeGen
 	case itemProduceTimer:
 		b := w.broker(it.broker)
 		return b.Alive() && b.HasPending(it.ref)
 	case itemFence:
 		return !w.broker(it.broker).Alive() && w.fenceAt[it.broker] == it.due
 	case itemCoordTimer:
-		return w.broker(it.broker).CoordinatorTimerLive(it.txnID)
+		return w.broker(it.broker).CoordinatorTimerLive(it.txnID, it.due)
+	case itemConnClosed:
+		if s := it.slot; s != nil {
+			return s.life == it.life && !s.removed
+		}
 	}
 	return true
 }
@@ -161,6 +165,7 @@ func (w *World) perform(it *item) bool {
 		s := it.slot
 		env := s.env
 		if it.kind == itemWake {
+			s.wakePending = false
 			return s.p.RunSender(env)
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
@@ -171,19 +176,38 @@ func (w *World) perform(it *item) bool {
 		return true
 	case itemCoordTimer:
 		return w.broker(it.broker).OnCoordinatorTimer(it.txnID, w.benv)
+	case itemConnClosed:
+		return w.connClosed(it)
 	}
 	return false
 }
 
-// deliver hands a message to its receiver (or loses it, as a fault said).
+// deliver hands a message to its receiver, unless its connection lost it:
+// it broke at or before this message, was reset, or the receiving end is
+// gone.
 func (w *World) deliver(it *item) bool {
 	f := it.flight
 	m := &f.m
-	if f.lost {
+	c := f.cn
+	c.wire--
+	defer w.maybeForget(c)
+	lost, why := f.lost, f.lostWhy
+	if !lost {
+		switch {
+		case c.closed == closedReset:
+			lost, why = true, "the connection was reset"
+		case c.closed == closedByOpener && f.dir == toOpener:
+			lost, why = true, fmt.Sprintf("%s closed the connection", c.key.opener)
+		case f.dir == toBroker && !w.broker(m.To.Broker).Alive():
+			lost, why = true, fmt.Sprintf("broker %d is down", m.To.Broker)
+		}
+	}
+	if lost {
 		if w.tracing() {
-			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost on the way: %s", m.Body.Name(), m.ID, m.From, m.To, summarize(m))).
+			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
 				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())))
+				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
+				With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
 		}
 		return true
 	}
@@ -204,16 +228,6 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 func (w *World) deliverToBroker(f *flight) bool {
 	m := &f.m
 	b := w.broker(m.To.Broker)
-	if !b.Alive() {
-		if w.tracing() {
-			w.emit(trace.New("message.drop", fmt.Sprintf("%s #%d from %s finds broker %d down: the connection is refused", m.Body.Name(), m.ID, m.From, b.ID)).
-				With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))
-		}
-		if s := w.producers[m.From.Client]; s != nil && !s.paused {
-			s.p.Disconnect(b.ID, s.env)
-		}
-		return true
-	}
 	if w.tracing() {
 		w.emit(w.deliveredEvent(f, ""))
 	}

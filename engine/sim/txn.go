@@ -99,7 +99,8 @@ func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
 }
 
 func (e brokerEnv) Request(from, to int, body msg.Body) int {
-	return e.w.send(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body)
+	e.w.send(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body)
+	return e.w.connNo[connPair{opener: msg.BrokerAddr(from), broker: to}]
 }
 
 func (e brokerEnv) CoordinatorTimer(at int64, b int, id string) {
@@ -148,8 +149,8 @@ func (e *consumerEnv) Leader(tp msg.TP) (int, bool) {
 	}
 	return m.leader, true
 }
-func (e *consumerEnv) Send(to, conn int, body msg.Body) int {
-	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), conn, 0, body)
+func (e *consumerEnv) Send(to int, body msg.Body) int {
+	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body)
 }
 
 // txnCommand performs the transaction and consumer commands.
@@ -190,6 +191,7 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 		if g := w.tx.groups[cs.c.Group()]; g != nil && cs.c.Group() != "" {
 			committed = g.Committed
 		}
+		w.closeConnsOf(msg.ClientAddr(c.Name), "the process that opened it ended")
 		cs.c.Restart(committed) // provisional: the first poll fetches the group's offsets
 		if w.tracing() {
 			w.emit(trace.New("consumer.restart", fmt.Sprintf("%s restarts at %s", c.Name, positionsText(cs.c))).
@@ -383,6 +385,7 @@ func (w *World) moveCoordinator(tp msg.TP, why string) {
 			With("partition", trace.Str(tp.String())).With("broker", trace.Int(int64(next))).
 			With("previous", trace.Int(int64(old))).With("coordinator_epoch", trace.Int(int64(m.epoch))))
 	}
+	defer w.wakeClients() // clients look the coordinator up again
 	if tp.Topic != txn.StateTopic {
 		return
 	}

@@ -71,15 +71,22 @@ type producerSlot struct {
 	config  []client.Setting
 	held    []item // items that fell due while paused
 	removed bool   // creation failed (ConfigException)
+	// The one pending wake of the sender (see producerEnv.Wake).
+	wakePending bool
+	wakeDue     int64
+	wakeGen     int
 }
 
 // flight is a message in transit.
 type flight struct {
 	m       msg.Message
 	due     int64
-	lost    bool
+	lost    bool   // it will not arrive: its connection broke at or before it
+	lostWhy string // why, for the trace
 	delayed bool
 	to      *producerSlot // the receiving producer, if a producer receives it
+	cn      *connection   // the connection it travels on
+	dir     int           // toBroker or toOpener
 }
 
 // World is the whole simulated system. It is deterministic: the same seed
@@ -113,6 +120,8 @@ type World struct {
 	tx         txnWorld
 	quiet      bool       // replaying: build no events (the trace is copied)
 	benv       *brokerEnv // the brokers' view of the world
+	conns      map[connKey]*connection
+	connNo     map[connPair]int // each pair's newest connection
 }
 
 // New creates a world with the default cluster.
@@ -132,6 +141,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.prodOrder = nil
 	w.requests = map[int]msg.ProduceRequest{}
 	w.fenceAt = map[int]int64{}
+	w.conns, w.connNo = map[connKey]*connection{}, map[connPair]int{}
 	w.check = newChecker()
 	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
 	w.tx = newTxnWorld()

@@ -1,0 +1,242 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
+)
+
+// Connections behave like TCP, because Kafka runs over TCP and a learner
+// must never see what TCP cannot do. Every message travels on a connection
+// between the side that opened it — a producer, a consumer, a follower's
+// fetcher, a transaction coordinator's marker channel — and a broker.
+//
+//   - Each direction delivers in order: a message never overtakes an
+//     earlier one on the same connection. A held (delayed) message holds
+//     everything behind it.
+//   - Nothing is lost alone. A connection breaks silently at some message:
+//     that message and every later one, both ways, are gone, and neither
+//     end notices until a timeout.
+//   - A close is known to both ends. A reset reaches both at once and
+//     takes everything on the wire with it. An end that closes (a client
+//     timing out, a process exiting) lets what it already sent arrive and
+//     reads nothing more; an end whose process dies receives nothing more,
+//     and its peer learns of it after what the dead end had sent.
+//
+// Overtaking therefore happens only across connections: after a
+// reconnect, or between an old leader and a new one.
+
+// connPair is the two ends of a connection: who opened it, and the broker.
+type connPair struct {
+	opener msg.Addr
+	broker int
+}
+
+// connKey names one connection; a reconnect opens the next number.
+type connKey struct {
+	connPair
+	n int
+}
+
+func (k connKey) String() string { return fmt.Sprintf("%s-broker %d #%d", k.opener, k.broker, k.n) }
+
+type closeKind uint8
+
+const (
+	connOpen         closeKind = iota
+	closedByOpener             // what the opener sent still arrives; nothing reaches it any more
+	closedByBroker             // the broker process died: nothing reaches it; what it sent still arrives
+	closedReset                // both ends learn at once; everything on the wire is gone
+	closedByRefusal            // the broker was down when the connection was opened
+)
+
+// connection is one TCP connection's state as the network sees it.
+type connection struct {
+	key     connKey
+	brokeAt int // the message at which it broke silently; 0 while healthy
+	closed  closeKind
+	due     [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
+	wire    int      // messages on the wire
+}
+
+// direction of a message on its connection.
+const (
+	toBroker = 0
+	toOpener = 1
+)
+
+// endsOf returns the connection pair and direction of a message.
+func endsOf(from, to msg.Addr, response bool) (connPair, int) {
+	if response {
+		return connPair{opener: to, broker: from.Broker}, toOpener
+	}
+	return connPair{opener: from, broker: to.Broker}, toBroker
+}
+
+// openConn returns the pair's current connection, opening the next one if
+// the last was closed (or there was none).
+func (w *World) openConn(p connPair) *connection {
+	n := w.connNo[p]
+	if c := w.conns[connKey{p, n}]; c != nil && c.closed == connOpen {
+		return c
+	}
+	n++
+	w.connNo[p] = n
+	c := &connection{key: connKey{p, n}}
+	w.conns[c.key] = c
+	return c
+}
+
+// currentConn is the pair's open connection, or nil.
+func (w *World) currentConn(p connPair) *connection {
+	c := w.conns[connKey{p, w.connNo[p]}]
+	if c == nil || c.closed != connOpen {
+		return nil
+	}
+	return c
+}
+
+// closeConn closes a connection; why is said in the event.
+func (w *World) closeConn(c *connection, kind closeKind, why string) {
+	if c.closed != connOpen {
+		return
+	}
+	c.closed = kind
+	if w.tracing() {
+		w.emit(trace.New("connection.close", fmt.Sprintf("the connection %s closes: %s", c.key, why)).
+			With("connection", trace.Str(c.key.String())).With("opener", trace.Str(c.key.opener.String())).
+			With("broker", trace.Int(int64(c.key.broker))).With("how", trace.Str(kind.String())))
+	}
+	switch kind {
+	case closedReset:
+		w.notifyClosed(c, w.now)
+	case closedByBroker, closedByRefusal:
+		w.notifyClosed(c, max(w.now+LatencyMs, c.due[toOpener]))
+	}
+	w.maybeForget(c)
+}
+
+func (k closeKind) String() string {
+	return [...]string{"open", "closed by its opener", "closed by the broker", "reset", "refused"}[k]
+}
+
+// maybeForget drops a closed connection once nothing travels on it.
+func (w *World) maybeForget(c *connection) {
+	if c.closed != connOpen && c.wire == 0 {
+		delete(w.conns, c.key)
+	}
+}
+
+// notifyClosed tells the opener, at time at, that its connection closed
+// (a reset, or the broker's process ending after what it had sent).
+func (w *World) notifyClosed(c *connection, at int64) {
+	it := item{due: at, kind: itemConnClosed, broker: c.key.broker, conn: c.key}
+	if name := c.key.opener.Client; name != "" {
+		if s := w.producers[name]; s != nil {
+			it.slot, it.life = s, s.life
+		}
+	}
+	w.schedule(it)
+}
+
+// connClosed performs a close notice: the opener fails what it had in
+// flight on that connection.
+func (w *World) connClosed(it *item) bool {
+	k := it.conn
+	switch {
+	case k.opener.Broker > 0:
+		if b := w.broker(k.opener.Broker); b.Alive() {
+			b.OnConnectionClosed(k.broker, k.n, w.benv)
+		}
+	case it.slot != nil:
+		if it.slot.life != it.life || it.slot.removed {
+			return false
+		}
+		it.slot.p.Disconnect(k.broker, it.slot.env)
+	default:
+		cs := w.tx.cons[k.opener.Client]
+		if cs == nil {
+			return false
+		}
+		cs.c.Disconnect(k.broker)
+	}
+	if w.tracing() {
+		w.emit(trace.New("connection.closed", fmt.Sprintf("%s learns that its connection to broker %d is gone", k.opener, k.broker)).
+			With("connection", trace.Str(k.String())).With("opener", trace.Str(k.opener.String())).With("broker", trace.Int(int64(k.broker))))
+	}
+	return true
+}
+
+// closeConnsOf closes every connection of an opener (its process ended).
+func (w *World) closeConnsOf(opener msg.Addr, why string) {
+	for _, c := range w.sortedConns() {
+		if c.key.opener == opener {
+			w.closeConn(c, closedByOpener, why)
+		}
+	}
+}
+
+// brokerDown closes every connection to and from a broker whose process ended.
+func (w *World) brokerDown(id int, why string) {
+	for _, c := range w.sortedConns() {
+		switch {
+		case c.key.broker == id:
+			w.closeConn(c, closedByBroker, why)
+		case c.key.opener.Broker == id:
+			w.closeConn(c, closedByOpener, why)
+		}
+	}
+}
+
+// sortedConns lists the connections in a fixed order (maps do not have one).
+func (w *World) sortedConns() []*connection {
+	out := make([]*connection, 0, len(w.conns))
+	for _, c := range w.conns {
+		out = append(out, c)
+	}
+	sortConns(out)
+	return out
+}
+
+func sortConns(cs []*connection) {
+	less := func(a, b connKey) bool {
+		if a.opener != b.opener {
+			if a.opener.Broker != b.opener.Broker {
+				return a.opener.Broker < b.opener.Broker
+			}
+			return a.opener.Client < b.opener.Client
+		}
+		if a.broker != b.broker {
+			return a.broker < b.broker
+		}
+		return a.n < b.n
+	}
+	for i := 1; i < len(cs); i++ {
+		for j := i; j > 0 && less(cs[j].key, cs[j-1].key); j-- {
+			cs[j], cs[j-1] = cs[j-1], cs[j]
+		}
+	}
+}
+
+// resetConnection is `reset connection NAME BROKER`.
+func (w *World) resetConnection(name string, broker int) error {
+	if w.broker(broker) == nil {
+		return w.errorf("unknown broker %d (brokers are 1-%d)", broker, len(w.brokers))
+	}
+	_, isProducer := w.producers[name]
+	_, isConsumer := w.tx.cons[name]
+	if !isProducer && !isConsumer {
+		return fmt.Errorf("unknown producer or consumer %q", name)
+	}
+	c := w.currentConn(connPair{opener: msg.ClientAddr(name), broker: broker})
+	if c == nil {
+		if w.tracing() {
+			w.emit(trace.New("connection.reset", fmt.Sprintf("%s has no open connection to broker %d: nothing to reset", name, broker)).
+				With("opener", trace.Str(name)).With("broker", trace.Int(int64(broker))))
+		}
+		return nil
+	}
+	w.closeConn(c, closedReset, "reset: both ends learn at once, and what was on the wire is gone")
+	return nil
+}
