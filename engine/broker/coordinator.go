@@ -25,10 +25,10 @@ const markerReconnectMs = 1000
 // txnState is a transaction this broker coordinates: its metadata as
 // written to __transaction_state, and the markers still to be written.
 type txnState struct {
-	md          txn.Metadata
-	pending     map[msg.TP]bool // partitions whose marker is not acknowledged
-	commit      bool            // the decision the markers carry
-	inFlight    map[msg.TP]sentMarker // marker requests sent and unanswered
+	md       txn.Metadata
+	pending  map[msg.TP]bool       // partitions whose marker is not acknowledged
+	commit   bool                  // the decision the markers carry
+	inFlight map[msg.TP]sentMarker // marker requests sent and unanswered
 }
 
 // sentMarker is a marker on its way: to which leader, on which of the

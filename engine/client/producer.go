@@ -23,7 +23,7 @@ type Env interface {
 	// up); CloseConnection closes the producer's connection to it.
 	Ready(broker int) bool
 	CloseConnection(broker int)
-	Wake(at int64)                          // run the sender at time at
+	Wake(at int64) // run the sender at time at
 	Timer(at int64, kind TimerKind, ref int)
 	// Coordinator is the transaction coordinator of a transactional id
 	// (FindCoordinator), GroupCoordinator a consumer group's.

@@ -53,22 +53,22 @@ type pendingOffsets struct {
 
 // txnManager is the transactional half of a producer.
 type txnManager struct {
-	state      TxnState
-	tv2        bool
-	added      map[msg.TP]bool // partitions in the current transaction
-	toAdd      []msg.TP        // version 1: partitions waiting for AddPartitionsToTxn
-	offsets    []pendingOffsets
-	started    bool // something was added or sent: EndTxn must be sent
-	commit     bool // the decision being sent
-	inFlight   txnKind
-	readyAt    int64 // back-off before the next transactional request
-	lastError  kerr.Code
+	state     TxnState
+	tv2       bool
+	added     map[msg.TP]bool // partitions in the current transaction
+	toAdd     []msg.TP        // version 1: partitions waiting for AddPartitionsToTxn
+	offsets   []pendingOffsets
+	started   bool // something was added or sent: EndTxn must be sent
+	commit    bool // the decision being sent
+	inFlight  txnKind
+	readyAt   int64 // back-off before the next transactional request
+	lastError kerr.Code
 	// bumpRequired: a batch failed or its outcome is unknown, so after the
 	// abort (version 1) the producer asks its coordinator for the next epoch
 	// with InitProducerId(producerId, epoch) (TransactionManager.epochBumpRequired).
 	bumpRequired bool
 	groups       []string // groups whose offsets went into this transaction
-	endedGroup []string // groups of the last transaction that aborted (for the application)
+	endedGroup   []string // groups of the last transaction that aborted (for the application)
 }
 
 // TxnState returns the transactional state (Uninitialized for others).

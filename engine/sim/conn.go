@@ -44,11 +44,11 @@ func (k connKey) String() string { return fmt.Sprintf("%s-broker %d #%d", k.open
 type closeKind uint8
 
 const (
-	connOpen         closeKind = iota
-	closedByOpener             // what the opener sent still arrives; nothing reaches it any more
-	closedByBroker             // the broker process died: nothing reaches it; what it sent still arrives
-	closedReset                // both ends learn at once; everything on the wire is gone
-	closedByRefusal            // the broker was down when the connection was opened
+	connOpen        closeKind = iota
+	closedByOpener            // what the opener sent still arrives; nothing reaches it any more
+	closedByBroker            // the broker process died: nothing reaches it; what it sent still arrives
+	closedReset               // both ends learn at once; everything on the wire is gone
+	closedByRefusal           // the broker was down when the connection was opened
 )
 
 // connection is one TCP connection's state as the network sees it.

@@ -30,7 +30,7 @@ type item struct {
 	ref    int // timer reference, purgatory request id
 	broker int
 	tp     msg.TP
-	txnID  string // itemCoordTimer
+	txnID  string  // itemCoordTimer
 	conn   connKey // itemConnClosed
 }
 
