@@ -275,20 +275,23 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 	delete(b.conns, k) // nothing outstanding: a closed connection leaves nothing behind
 }
 
-// OnConnectionClosed is this broker learning that connection conn it
-// opened to peer is gone (peer's process ended, or refused it): a fetcher
-// stops waiting for an answer that was in flight on it, and fetches again
-// from the leader the next election names (every election moves the leader
-// epoch, which restarts the fetcher); the coordinator sends the markers
-// that were in flight on it again.
-func (b *Broker) OnConnectionClosed(peer, conn int, env Env) {
+// OnFetcherDisconnected is this broker learning that its replica fetcher's
+// connection conn to peer is gone (peer's process ended, or refused it): a
+// fetch in flight on it will not be answered. The fetcher fetches again
+// from the leader the next election names (every election moves the
+// leader epoch, which restarts the fetcher).
+func (b *Broker) OnFetcherDisconnected(peer, conn int) {
 	for _, tp := range b.order {
 		if r := b.replicas.get(tp); !r.IsLeader && r.Leader == peer && r.fetching && r.fetchConn == conn {
 			r.fetching, r.refetch = false, false
 		}
 	}
-	b.markersDisconnected(peer, conn, env)
 }
+
+// OnMarkersDisconnected is this broker's transaction marker channel
+// learning that its connection conn to leader is gone: the markers in
+// flight on it are sent again after a back-off.
+func (b *Broker) OnMarkersDisconnected(leader, conn int, env Env) { b.markersDisconnected(leader, conn, env) }
 
 // FetchSent records the connection a follower's fetch for tp went on.
 func (b *Broker) FetchSent(tp msg.TP, conn int) {

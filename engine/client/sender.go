@@ -175,6 +175,7 @@ func (p *Producer) prepare(ps *partitionState, b *Batch) {
 		ps.outstanding = insertBySeq(ps.outstanding, b)
 	}
 	b.Bytes = p.encode(b)
+	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
 }
 
 func insertBySeq(list []*Batch, b *Batch) []*Batch {

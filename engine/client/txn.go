@@ -68,6 +68,8 @@ type txnManager struct {
 	// with InitProducerId(producerId, epoch) (TransactionManager.epochBumpRequired).
 	bumpRequired bool
 	groups       []string // groups whose offsets went into this transaction
+	ends         int      // transactions completed
+	lastCommit   bool     // whether the last one committed
 	endedGroup   []string // groups of the last transaction that aborted (for the application)
 }
 
@@ -378,6 +380,7 @@ func (p *Producer) completeTxn(env Env) {
 	}
 	t.state, t.added, t.toAdd, t.offsets, t.groups, t.started = Ready, map[msg.TP]bool{}, nil, nil, nil, false
 	t.lastError = kerr.None
+	t.ends, t.lastCommit = t.ends+1, t.commit
 	next := fmt.Sprintf("ready for the next (producer id %d, epoch %d)", p.pid, p.epoch)
 	if t.bumpRequired && !t.tv2 {
 		// completeTransaction: with epochBumpRequired the producer is not
@@ -392,6 +395,15 @@ func (p *Producer) completeTxn(env Env) {
 			With("committed", trace.Bool(outcome == "committed")).With("producer_epoch", trace.Int(int64(p.epoch))))
 	}
 	env.Wake(env.Now())
+}
+
+// TxnEnds is how many transactions have completed, and whether the last
+// one committed.
+func (p *Producer) TxnEnds() (int, bool) {
+	if p.txn == nil {
+		return 0, false
+	}
+	return p.txn.ends, p.txn.lastCommit
 }
 
 // AbortedGroups returns (and forgets) the groups whose offsets were in the

@@ -27,10 +27,32 @@ import (
 // Overtaking therefore happens only across connections: after a
 // reconnect, or between an old leader and a new one.
 
-// connPair is the two ends of a connection: who opened it, and the broker.
+// connPair is the two ends of a connection: who opened it, and the
+// broker; a broker opens separate connections for its replica fetcher and
+// its transaction marker channel (each has a NetworkClient of its own).
 type connPair struct {
-	opener msg.Addr
-	broker int
+	opener  msg.Addr
+	broker  int
+	channel channel
+}
+
+type channel uint8
+
+const (
+	clientChannel  channel = iota // a producer's or consumer's connection
+	fetcherChannel                // a follower's replica fetcher
+	markerChannel                 // a transaction coordinator's marker channel
+)
+
+// channelOf says which of a broker's clients a message belongs to.
+func channelOf(body msg.Body) channel {
+	switch body.(type) {
+	case msg.FetchRequest, msg.FetchResponse:
+		return fetcherChannel
+	case msg.WriteTxnMarkersRequest, msg.WriteTxnMarkersResponse:
+		return markerChannel
+	}
+	return clientChannel
 }
 
 // connKey names one connection; a reconnect opens the next number.
@@ -39,7 +61,16 @@ type connKey struct {
 	n int
 }
 
-func (k connKey) String() string { return fmt.Sprintf("%s-broker %d #%d", k.opener, k.broker, k.n) }
+func (k connKey) String() string {
+	what := ""
+	switch k.channel {
+	case fetcherChannel:
+		what = " fetcher"
+	case markerChannel:
+		what = " markers"
+	}
+	return fmt.Sprintf("%s%s-broker %d #%d", k.opener, what, k.broker, k.n)
+}
 
 type closeKind uint8
 
@@ -67,11 +98,12 @@ const (
 )
 
 // endsOf returns the connection pair and direction of a message.
-func endsOf(from, to msg.Addr, response bool) (connPair, int) {
-	if response {
-		return connPair{opener: to, broker: from.Broker}, toOpener
+func endsOf(from, to msg.Addr, body msg.Body) (connPair, int) {
+	ch := channelOf(body)
+	if body.IsResponse() {
+		return connPair{opener: to, broker: from.Broker, channel: ch}, toOpener
 	}
-	return connPair{opener: from, broker: to.Broker}, toBroker
+	return connPair{opener: from, broker: to.Broker, channel: ch}, toBroker
 }
 
 // openConn returns the pair's current connection, opening the next one if
@@ -146,8 +178,14 @@ func (w *World) connClosed(it *item) bool {
 	k := it.conn
 	switch {
 	case k.opener.Broker > 0:
-		if b := w.broker(k.opener.Broker); b.Alive() {
-			b.OnConnectionClosed(k.broker, k.n, w.benv)
+		b := w.broker(k.opener.Broker)
+		switch {
+		case !b.Alive():
+			return false
+		case k.channel == fetcherChannel:
+			b.OnFetcherDisconnected(k.broker, k.n)
+		default:
+			b.OnMarkersDisconnected(k.broker, k.n, w.benv)
 		}
 	case it.slot != nil:
 		if it.slot.life != it.life || it.slot.removed {

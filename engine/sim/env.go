@@ -20,8 +20,15 @@ func (e producerEnv) Now() int64          { return e.w.now }
 func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool       { return e.w.tracing() }
+// Delivered hands an acknowledged batch to the checker. A transactional
+// batch counts only once its transaction commits: until then its fate is
+// the transaction's (an aborted one may lose it without loss).
 func (e producerEnv) Delivered(b *client.Batch) {
-	if b.BaseOffset >= 0 {
+	switch {
+	case b.BaseOffset < 0:
+	case e.s.txnID != "":
+		e.s.txnAcked = append(e.s.txnAcked, b)
+	default:
 		e.w.check.noteAck(e.s.name, b)
 	}
 }
@@ -119,14 +126,14 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
 		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
-		b.FetchSent(tp, e.w.connNo[connPair{opener: msg.BrokerAddr(follower), broker: leader}])
+		b.FetchSent(tp, e.w.connNo[connPair{opener: msg.BrokerAddr(follower), broker: leader, channel: fetcherChannel}])
 	}
 }
 
 // CloseConnection is a broker closing its own connection to another (its
 // marker channel timing out): what it sent still arrives; nothing comes back.
 func (e brokerEnv) CloseConnection(from, to int) {
-	if c := e.w.currentConn(connPair{opener: msg.BrokerAddr(from), broker: to}); c != nil {
+	if c := e.w.currentConn(connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}); c != nil {
 		e.w.closeConn(c, closedByOpener, fmt.Sprintf("broker %d closes it: no answer within request.timeout.ms", from))
 	}
 }
@@ -145,7 +152,7 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	w.nextMsgID++
 	id := w.nextMsgID
 	resp := body.IsResponse()
-	pair, dir := endsOf(from, to, resp)
+	pair, dir := endsOf(from, to, body)
 	if _, ok := body.(msg.ProduceResponse); ok {
 		defer delete(w.requests, replyTo) // its faults have had their chance
 	}
@@ -239,6 +246,9 @@ func summarize(m *msg.Message) string {
 		}
 		return s
 	case msg.InitProducerIDRequest:
+		if b.TransactionalID != "" && b.ProducerID >= 0 {
+			return fmt.Sprintf("transactional.id %s, bump producer id %d epoch %d", b.TransactionalID, b.ProducerID, b.Epoch)
+		}
 		if b.TransactionalID != "" {
 			return "transactional.id " + b.TransactionalID
 		}

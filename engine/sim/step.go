@@ -166,6 +166,7 @@ func (w *World) perform(it *item) bool {
 		env := s.env
 		if it.kind == itemWake {
 			s.wakePending = false
+			defer w.settleTxnAcks(s)
 			return s.p.RunSender(env)
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
@@ -282,6 +283,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	env := s.env
 	handled := s.p.OnResponse(m, env)
 	w.rewindAborted(s)
+	w.settleTxnAcks(s)
 	if !handled {
 		if w.tracing() {
 			w.pending = w.pending[:len(w.pending)-1] // not read after all: discarded

@@ -100,7 +100,7 @@ func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
 
 func (e brokerEnv) Request(from, to int, body msg.Body) int {
 	e.w.send(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body)
-	return e.w.connNo[connPair{opener: msg.BrokerAddr(from), broker: to}]
+	return e.w.connNo[connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}]
 }
 
 func (e brokerEnv) CoordinatorTimer(at int64, b int, id string) {
@@ -330,6 +330,22 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 	}
 	s.p.SendOffsets(c.Group, offsets, s.env)
 	return nil
+}
+
+// settleTxnAcks gives the checker the batches of a transaction that
+// committed, and forgets those of one that aborted.
+func (w *World) settleTxnAcks(s *producerSlot) {
+	n, committed := s.p.TxnEnds()
+	if n == s.txnEnds {
+		return
+	}
+	s.txnEnds = n
+	if committed {
+		for _, b := range s.txnAcked {
+			w.check.noteAck(s.name, b)
+		}
+	}
+	s.txnAcked = s.txnAcked[:0]
 }
 
 // rewindAborted is the application's part of an aborted

@@ -71,6 +71,8 @@ type producerSlot struct {
 	config  []client.Setting
 	held    []item // items that fell due while paused
 	removed bool   // creation failed (ConfigException)
+	txnAcked    []*client.Batch // acknowledged in the open transaction
+	txnEnds     int             // transactions whose end the checker has seen
 	// The one pending wake of the sender (see producerEnv.Wake).
 	wakePending bool
 	wakeDue     int64
