@@ -291,7 +291,9 @@ func (b *Broker) OnFetcherDisconnected(peer, conn int) {
 // OnMarkersDisconnected is this broker's transaction marker channel
 // learning that its connection conn to leader is gone: the markers in
 // flight on it are sent again after a back-off.
-func (b *Broker) OnMarkersDisconnected(leader, conn int, env Env) { b.markersDisconnected(leader, conn, env) }
+func (b *Broker) OnMarkersDisconnected(leader, conn int, env Env) {
+	b.markersDisconnected(leader, conn, env)
+}
 
 // FetchSent records the connection a follower's fetch for tp went on.
 func (b *Broker) FetchSent(tp msg.TP, conn int) {

@@ -20,6 +20,7 @@ func (e producerEnv) Now() int64          { return e.w.now }
 func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool       { return e.w.tracing() }
+
 // Delivered hands an acknowledged batch to the checker. A transactional
 // batch counts only once its transaction commits: until then its fate is
 // the transaction's (an aborted one may lose it without loss).

@@ -61,18 +61,18 @@ type partMeta struct {
 }
 
 type producerSlot struct {
-	name    string
-	env     *producerEnv // the current incarnation's view of the world
-	p       *client.Producer
-	life    int // incarnation: a restart makes a new one
-	paused  bool
-	mode    client.Mode
-	txnID   string
-	config  []client.Setting
-	held    []item // items that fell due while paused
-	removed bool   // creation failed (ConfigException)
-	txnAcked    []*client.Batch // acknowledged in the open transaction
-	txnEnds     int             // transactions whose end the checker has seen
+	name     string
+	env      *producerEnv // the current incarnation's view of the world
+	p        *client.Producer
+	life     int // incarnation: a restart makes a new one
+	paused   bool
+	mode     client.Mode
+	txnID    string
+	config   []client.Setting
+	held     []item          // items that fell due while paused
+	removed  bool            // creation failed (ConfigException)
+	txnAcked []*client.Batch // acknowledged in the open transaction
+	txnEnds  int             // transactions whose end the checker has seen
 	// The one pending wake of the sender (see producerEnv.Wake).
 	wakePending bool
 	wakeDue     int64
