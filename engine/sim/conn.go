@@ -87,7 +87,10 @@ type connection struct {
 	key     connKey
 	brokeAt int // the message at which it broke silently; 0 while healthy
 	closed  closeKind
-	due     [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
+	// openerKnows: the opener has learned that it is closed. Until then it
+	// still writes to it, and what it writes is lost; after, it opens the next.
+	openerKnows bool
+	due         [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
 	wire    int      // messages on the wire
 }
 
@@ -107,10 +110,10 @@ func endsOf(from, to msg.Addr, body msg.Body) (connPair, int) {
 }
 
 // openConn returns the pair's current connection, opening the next one if
-// the last was closed (or there was none).
+// the last was closed and its opener knows it (or there was none).
 func (w *World) openConn(p connPair) *connection {
 	n := w.connNo[p]
-	if c := w.conns[connKey{p, n}]; c != nil && c.closed == connOpen {
+	if c := w.conns[connKey{p, n}]; c != nil && (c.closed == connOpen || !c.openerKnows) {
 		return c
 	}
 	n++
@@ -135,6 +138,7 @@ func (w *World) closeConn(c *connection, kind closeKind, why string) {
 		return
 	}
 	c.closed = kind
+	c.openerKnows = kind == closedByOpener
 	if w.tracing() {
 		w.emit(trace.New("connection.close", fmt.Sprintf("the connection %s closes: %s", c.key, why)).
 			With("connection", trace.Str(c.key.String())).With("opener", trace.Str(c.key.opener.String())).
@@ -142,8 +146,15 @@ func (w *World) closeConn(c *connection, kind closeKind, why string) {
 	}
 	switch kind {
 	case closedReset:
-		w.notifyClosed(c, w.now)
+		// Both ends learn at once; a paused process learns when it resumes.
+		it := w.closeNotice(c, w.now)
+		if it.slot == nil || !it.slot.paused {
+			w.connClosed(&it)
+		} else {
+			w.schedule(it)
+		}
 	case closedByBroker, closedByRefusal:
+		// The close travels behind what the broker had already sent.
 		w.notifyClosed(c, max(w.now+LatencyMs, c.due[toOpener]))
 	}
 	w.maybeForget(c)
@@ -153,29 +164,36 @@ func (k closeKind) String() string {
 	return [...]string{"open", "closed by its opener", "closed by the broker", "reset", "refused"}[k]
 }
 
-// maybeForget drops a closed connection once nothing travels on it.
+// maybeForget drops a closed connection once nothing travels on it and
+// its opener knows it is closed.
 func (w *World) maybeForget(c *connection) {
-	if c.closed != connOpen && c.wire == 0 {
+	if c.closed != connOpen && c.wire == 0 && c.openerKnows {
 		delete(w.conns, c.key)
 	}
 }
 
 // notifyClosed tells the opener, at time at, that its connection closed
 // (a reset, or the broker's process ending after what it had sent).
-func (w *World) notifyClosed(c *connection, at int64) {
+func (w *World) notifyClosed(c *connection, at int64) { w.schedule(w.closeNotice(c, at)) }
+
+func (w *World) closeNotice(c *connection, at int64) item {
 	it := item{due: at, kind: itemConnClosed, broker: c.key.broker, conn: c.key}
 	if name := c.key.opener.Client; name != "" {
 		if s := w.producers[name]; s != nil {
 			it.slot, it.life = s, s.life
 		}
 	}
-	w.schedule(it)
+	return it
 }
 
 // connClosed performs a close notice: the opener fails what it had in
 // flight on that connection.
 func (w *World) connClosed(it *item) bool {
 	k := it.conn
+	if c := w.conns[k]; c != nil {
+		c.openerKnows = true
+		defer w.maybeForget(c)
+	}
 	switch {
 	case k.opener.Broker > 0:
 		b := w.broker(k.opener.Broker)

@@ -181,6 +181,8 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	}
 	refused := !resp && !w.broker(to.Broker).Alive()
 	switch {
+	case c.closed != connOpen:
+		f.lost, f.lostWhy = true, "it was written to a connection that is already closed"
 	case c.brokeAt != 0:
 		f.lost, f.lostWhy = true, fmt.Sprintf("the connection broke at #%d", c.brokeAt)
 	case refused:
@@ -211,7 +213,7 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 		}
 		w.emit(e)
 	}
-	if refused {
+	if refused && c.closed == connOpen {
 		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))
 	}
 	return id

@@ -199,6 +199,8 @@ func (w *World) deliver(it *item) bool {
 			lost, why = true, "the connection was reset"
 		case c.closed == closedByOpener && f.dir == toOpener:
 			lost, why = true, fmt.Sprintf("%s closed the connection", c.key.opener)
+		case c.closed == closedByBroker && f.dir == toBroker:
+			lost, why = true, fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
 		case f.dir == toBroker && !w.broker(m.To.Broker).Alive():
 			lost, why = true, fmt.Sprintf("broker %d is down", m.To.Broker)
 		}
