@@ -91,7 +91,7 @@ type connection struct {
 	// still writes to it, and what it writes is lost; after, it opens the next.
 	openerKnows bool
 	due         [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
-	wire    int      // messages on the wire
+	wire        int      // messages on the wire
 }
 
 // direction of a message on its connection.
