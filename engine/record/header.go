@@ -109,6 +109,17 @@ func (a Attributes) TimestampType() string {
 	return "CreateTime"
 }
 
+// RecordTimestamp is the timestamp of a record with the given delta: in a
+// LogAppendTime batch every record reads the batch's maxTimestamp, the
+// broker's append time (DefaultRecordBatch's record iterator passes it to
+// DefaultRecord.readFrom); otherwise baseTimestamp + delta.
+func (h *Header) RecordTimestamp(delta int64) int64 {
+	if h.Attributes.LogAppendTime() {
+		return h.MaxTimestamp
+	}
+	return h.BaseTimestamp + delta
+}
+
 // Header is the fixed 61-byte part of a Record Batch v2.
 type Header struct {
 	BaseOffset           int64

@@ -139,7 +139,7 @@ func writeBatchText(sb *strings.Builder, b *Batch) {
 			fmt.Fprintf(sb, "  | offset %d  %s marker, coordinatorEpoch %d\n", off, b.Marker.Type, b.Marker.CoordinatorEpoch)
 			continue
 		}
-		fmt.Fprintf(sb, "  | offset %d  timestamp %d  key %s  value %s", off, h.BaseTimestamp+r.TimestampDelta, quote(r.Key), quote(r.Value))
+		fmt.Fprintf(sb, "  | offset %d  timestamp %d  key %s  value %s", off, h.RecordTimestamp(r.TimestampDelta), quote(r.Key), quote(r.Value))
 		for _, hd := range r.Headers {
 			fmt.Fprintf(sb, "  header %s=%s", quote([]byte(hd.Key)), quote(hd.Value))
 		}
@@ -197,7 +197,7 @@ func batchJSON(b *Batch) object {
 	}
 	recs := make([]object, 0, len(b.Records))
 	for _, r := range b.Records {
-		ro := object{{"offset", h.BaseOffset + int64(r.OffsetDelta)}, {"timestamp", h.BaseTimestamp + r.TimestampDelta}}
+		ro := object{{"offset", h.BaseOffset + int64(r.OffsetDelta)}, {"timestamp", h.RecordTimestamp(r.TimestampDelta)}}
 		ro = appendBytes(ro, "key", r.Key)
 		ro = appendBytes(ro, "value", r.Value)
 		headers := make([]object, 0, len(r.Headers))

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/eoslab/eoslab/assets"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -147,4 +149,42 @@ func FuzzRead(f *testing.F) {
 		}
 		WriteText(&buf, batches)
 	})
+}
+
+// In a LogAppendTime batch every record's timestamp is the batch's
+// maxTimestamp, the broker's append time, whatever the deltas say
+// (DefaultRecordBatch's record iterator). The batch is built with kmsg, an
+// independent implementation, and its CRC computed as Kafka does.
+func TestLogAppendTimeRecordsReadMaxTimestamp(t *testing.T) {
+	const base, appendTime = 1_700_000_000_000, 1_700_000_009_999
+	rb := kmsg.RecordBatch{PartitionLeaderEpoch: 0, Magic: 2, Attributes: 0x08, LastOffsetDelta: 1,
+		FirstTimestamp: base, MaxTimestamp: appendTime, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 2}
+	var recs []byte
+	for i, delta := range []int64{0, 7} {
+		r := kmsg.Record{TimestampDelta64: delta, OffsetDelta: int32(i), Key: nil, Value: []byte{'v', byte('0' + i)}}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		recs = r.AppendTo(recs)
+	}
+	rb.Records = recs
+	raw := rb.AppendTo(nil)
+	rb.Length = int32(len(raw) - 12)
+	raw = rb.AppendTo(nil)
+	rb.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
+	raw = rb.AppendTo(nil)
+
+	batches, err := Read(raw)
+	if err != nil || len(batches) != 1 || !batches[0].CRCValid {
+		t.Fatalf("read: %v, %d batches", err, len(batches))
+	}
+	var text, js bytes.Buffer
+	WriteText(&text, batches)
+	WriteJSON(&js, batches)
+	for _, want := range []string{"offset 0  timestamp 1700000009999", "offset 1  timestamp 1700000009999"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if strings.Count(js.String(), `"timestamp":1700000009999`) != 2 || strings.Contains(js.String(), `"timestamp":1700000000007`) {
+		t.Errorf("json record timestamps are not the append time:\n%s", js.String())
+	}
 }
