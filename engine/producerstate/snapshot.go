@@ -156,7 +156,7 @@ func (m *Manager) ApplyStored(b *record.Batch) (Txn, bool, error) {
 		if err != nil {
 			return Txn{}, false, err
 		}
-		ts := h.BaseTimestamp + b.Records[0].TimestampDelta
+		ts := h.RecordTimestamp(b.Records[0].TimestampDelta)
 		t, done := m.AppendMarker(h.ProducerID, h.ProducerEpoch, mk, h.BaseOffset, ts)
 		return t, done, nil
 	}
