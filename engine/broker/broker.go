@@ -21,6 +21,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -53,6 +54,7 @@ type Env interface {
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader
+	FetchLater(follower int, tp msg.TP, at int64)     // the same, at time at (a fetcher backing off)
 	AlterISR(tp msg.TP, leaderEpoch int32, isr []int) // the leader asks the controller to change the ISR
 	Tracing() bool                                    // whether events are wanted; when not, none are built
 
@@ -212,6 +214,16 @@ func (b *Broker) RemoveExpiredProducers(env Env) bool {
 	return did
 }
 
+// NextExpiry is the earliest record-timestamp time at which
+// RemoveExpiredProducers would forget a producer, or math.MaxInt64.
+func (b *Broker) NextExpiry() int64 {
+	next := int64(math.MaxInt64)
+	for _, tp := range b.order {
+		next = min(next, b.replicas.get(tp).Log.NextExpiry())
+	}
+	return next
+}
+
 // PIDBlock reports the broker's current producer-id block [next, end).
 func (b *Broker) PIDBlock() (next, end int64) { return b.pidNext, b.pidEnd }
 
@@ -275,16 +287,36 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 	delete(b.conns, k) // nothing outstanding: a closed connection leaves nothing behind
 }
 
+// ReplicaFetchBackoffMs is replica.fetch.backoff.ms: how long a fetcher
+// waits before it tries a leader again after an error.
+const ReplicaFetchBackoffMs = 1000
+
 // OnFetcherDisconnected is this broker learning that its replica fetcher's
 // connection conn to peer is gone (peer's process ended, or refused it): a
-// fetch in flight on it will not be answered. The fetcher fetches again
-// from the leader the next election names (every election moves the
-// leader epoch, which restarts the fetcher).
-func (b *Broker) OnFetcherDisconnected(peer, conn int) {
+// fetch in flight on it will not be answered. The fetcher backs off and
+// tries again; an election in the meantime restarts it at once (a new
+// leader epoch), and a partition left without a leader stops it.
+func (b *Broker) OnFetcherDisconnected(peer, conn int, env Env) {
 	for _, tp := range b.order {
 		if r := b.replicas.get(tp); !r.IsLeader && r.Leader == peer && r.fetching && r.fetchConn == conn {
 			r.fetching, r.refetch = false, false
+			env.FetchLater(b.ID, tp, env.Now()+ReplicaFetchBackoffMs)
 		}
+	}
+}
+
+// FetchDue reports whether a delayed fetch for tp would be sent now: the
+// replica still follows someone and has no fetch in flight.
+func (b *Broker) FetchDue(tp msg.TP) bool {
+	r := b.replicas.get(tp)
+	return b.alive && r != nil && !r.IsLeader && r.Leader != 0 && !r.fetching
+}
+
+// StopFollowing is the controller taking the partition's leader away
+// (offline): the replica has nobody to fetch from.
+func (b *Broker) StopFollowing(tp msg.TP) {
+	if r := b.replicas.get(tp); r != nil && !r.IsLeader {
+		r.Leader, r.fetching, r.refetch = 0, false, false
 	}
 }
 

@@ -573,6 +573,18 @@ func (b *Broker) AbortTimedOut(env Env) bool {
 	return did
 }
 
+// NextTxnTimeout is the earliest time at which AbortTimedOut would abort a
+// transaction, or math.MaxInt64.
+func (b *Broker) NextTxnTimeout(env Env) int64 {
+	next := int64(math.MaxInt64)
+	for id, t := range b.txns {
+		if t.md.State == txn.Ongoing && b.isCoordinator(id, env) {
+			next = min(next, t.md.StartMs+int64(t.md.TimeoutMs)+1)
+		}
+	}
+	return next
+}
+
 func sortedTxnIDs(m map[string]*txnState) []string {
 	ids := make([]string, 0, len(m))
 	for id := range m {

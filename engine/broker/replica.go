@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/msg"
@@ -192,6 +193,24 @@ func (b *Broker) CheckISR(env Env) bool {
 		b.maybeAdvanceHW(r, env)
 	}
 	return did
+}
+
+// NextISRShrink is the earliest time at which CheckISR would remove a
+// follower, or math.MaxInt64 while every follower in an ISR is caught up.
+func (b *Broker) NextISRShrink() int64 {
+	next := int64(math.MaxInt64)
+	for _, tp := range b.order {
+		r := b.replicas.get(tp)
+		if !r.IsLeader {
+			continue
+		}
+		for _, id := range r.ISR {
+			if f := r.followers[id]; id != b.ID && f != nil && f.leo < r.Log.LogEndOffset() {
+				next = min(next, f.caughtUpMs+b.cfg.ReplicaLagTimeMaxMs+1)
+			}
+		}
+	}
+	return next
 }
 
 // SetISR applies an ISR decided by the controller (a broker fenced or back).

@@ -172,5 +172,9 @@ func (l *Log) BatchAt(offset int64) int {
 	return -1
 }
 
+// NextExpiry is when RemoveExpiredProducers would next forget someone
+// (record-timestamp clock), or math.MaxInt64.
+func (l *Log) NextExpiry() int64 { return l.state.NextExpiry() }
+
 // RemoveExpiredProducers forgets producers idle for producer.id.expiration.ms.
 func (l *Log) RemoveExpiredProducers(now int64) []int64 { return l.state.RemoveExpired(now) }

@@ -1,6 +1,7 @@
 package producerstate
 
 import (
+	"math"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -226,6 +227,19 @@ func (m *Manager) AbortedLSO(t Txn) int64 {
 // from its last timestamp (the client's clock, as in Kafka).
 func (m *Manager) Expired(e *Entry, now int64) bool {
 	return !e.txnOpen && now-e.lastTimestamp >= m.expirationMs
+}
+
+// NextExpiry is the earliest time (the entries' clock, ms) at which
+// RemoveExpired would drop someone, or math.MaxInt64 if nobody can expire
+// before something else happens (an entry with an open transaction cannot).
+func (m *Manager) NextExpiry() int64 {
+	next := int64(math.MaxInt64)
+	for _, e := range m.entries {
+		if !e.txnOpen {
+			next = min(next, e.lastTimestamp+m.expirationMs)
+		}
+	}
+	return next
 }
 
 // RemoveExpired drops every expired producer and returns their ids, sorted.

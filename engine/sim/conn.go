@@ -201,7 +201,7 @@ func (w *World) connClosed(it *item) bool {
 		case !b.Alive():
 			return false
 		case k.channel == fetcherChannel:
-			b.OnFetcherDisconnected(k.broker, k.n)
+			b.OnFetcherDisconnected(k.broker, k.n, w.benv)
 		default:
 			b.OnMarkersDisconnected(k.broker, k.n, w.benv)
 		}

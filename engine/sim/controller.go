@@ -155,6 +155,9 @@ func (w *World) fence(id int) {
 		}
 		if next == 0 {
 			m.leader = 0
+			for _, r := range m.replicas {
+				w.brokers[r-1].StopFollowing(m.tp)
+			}
 			if w.tracing() {
 				w.emit(trace.New("partition.offline", fmt.Sprintf("%s has no live in-sync replica: offline (unclean.leader.election.enable=false)", m.tp)).
 					With("partition", trace.Str(m.tp.String())))
@@ -228,6 +231,7 @@ func (w *World) rejoin(m *partMeta, id int) {
 		w.elect(m, id, []int{id}, "restarted sole in-sync replica")
 	case m.leader == 0:
 		// Offline and this replica is out of sync: it stays a follower of nobody.
+		w.brokers[id-1].StopFollowing(m.tp)
 	default:
 		w.dropFromISR(m, id)
 		w.brokers[id-1].BecomeFollower(m.tp, m.leader, m.epoch, m.replicas, w.leaderLog(m), env)

@@ -131,6 +131,10 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	}
 }
 
+func (e brokerEnv) FetchLater(follower int, tp msg.TP, at int64) {
+	e.w.schedule(item{due: at, kind: itemFetch, broker: follower, tp: tp})
+}
+
 // CloseConnection is a broker closing its own connection to another (its
 // marker channel timing out): what it sent still arrives; nothing comes back.
 func (e brokerEnv) CloseConnection(from, to int) {

@@ -125,7 +125,7 @@ func TestTCPConnections(t *testing.T) {
 		// A reset reaches both ends at once: the producer fails what it had
 		// in flight right away, without waiting for request.timeout.ms.
 		name: "NetworkClient/reset fails in-flight requests at once",
-		src:  "producer p1\nsend p1 orders-0 1\nstep 3\nreset connection p1 1\nrun\n",
+		src:  "producer p1\nsend p1 orders-0 1\nstep 4\nreset connection p1 1\nrun\n",
 		check: func(t *testing.T, w *World) {
 			retries := eventsOf(w, "producer.retry")
 			if len(retries) != 1 || retries[0].Str("error") != "NETWORK_EXCEPTION" || retries[0].TimeMs > 100 {

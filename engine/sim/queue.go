@@ -15,6 +15,7 @@ const (
 	itemFence                             // the controller fences a silent broker
 	itemCoordTimer                        // a transaction coordinator checks its markers
 	itemConnClosed                        // a connection's opener learns it is gone
+	itemFetch                             // a follower's fetcher tries its leader again
 )
 
 // item is one due event. Items due at the same time run in the order they

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -112,6 +113,8 @@ func (w *World) live(it *item) bool {
 		if s := it.slot; s != nil {
 			return s.life == it.life && !s.removed
 		}
+	case itemFetch:
+		return w.broker(it.broker).FetchDue(it.tp)
 	}
 	return true
 }
@@ -120,6 +123,7 @@ func (w *World) live(it *item) bool {
 // limit: producer-id expiration and the leaders' ISR checks. It reports
 // whether any of them did something (which then is this step).
 func (w *World) runPeriodic(limit int64) bool {
+	w.skipIdlePeriods(limit)
 	for {
 		next := min(w.nextExpiry, w.nextISR, w.nextTxn)
 		if next > limit {
@@ -156,6 +160,41 @@ func (w *World) runPeriodic(limit int64) bool {
 	}
 }
 
+// skipIdlePeriods moves each periodic task past the boundaries at which it
+// would find nothing to do. Between steps nothing changes, and each task's
+// condition only becomes true as time passes (an idle producer, a lagging
+// follower, an old transaction), so the first boundary at which it acts
+// can be computed: idle time costs nothing, however long (`advance 100y`).
+func (w *World) skipIdlePeriods(limit int64) {
+	if min(w.nextExpiry, w.nextISR, w.nextTxn) > limit || limit == noLimit {
+		return
+	}
+	txnAt, isrAt, expiryAt := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
+	for _, b := range w.brokers {
+		if !b.Alive() {
+			continue
+		}
+		txnAt = min(txnAt, b.NextTxnTimeout(w.benv))
+		isrAt = min(isrAt, b.NextISRShrink())
+		if ts := b.NextExpiry(); ts != math.MaxInt64 {
+			expiryAt = min(expiryAt, ts-EpochMs)
+		}
+	}
+	w.nextTxn = firstBoundary(w.nextTxn, txn.AbortScanIntervalMs, txnAt, limit)
+	w.nextISR = firstBoundary(w.nextISR, ISRCheckMs, isrAt, limit)
+	w.nextExpiry = firstBoundary(w.nextExpiry, ExpirationCheckMs, expiryAt, limit)
+}
+
+// firstBoundary is the first boundary (next + k·interval) at or after the
+// time a task would act; when that is past limit, the first one past limit.
+func firstBoundary(next, interval, acts, limit int64) int64 {
+	target := min(acts, limit+1)
+	if next >= target {
+		return next
+	}
+	return next + (target-next+interval-1)/interval*interval
+}
+
 // perform does one item; false means it turned out to have nothing to do.
 func (w *World) perform(it *item) bool {
 	switch it.kind {
@@ -179,6 +218,9 @@ func (w *World) perform(it *item) bool {
 		return w.broker(it.broker).OnCoordinatorTimer(it.txnID, w.benv)
 	case itemConnClosed:
 		return w.connClosed(it)
+	case itemFetch:
+		w.benv.Fetch(it.broker, it.tp)
+		return true
 	}
 	return false
 }
