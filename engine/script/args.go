@@ -78,7 +78,7 @@ func (l *cmdLine) options(o optSpec) ([]token, *Error) {
 			if t.isPair {
 				what = cmp.Or(o.noun, "key")
 			}
-			return nil, l.errf(t.pos, "duplicate %s %q (first given at column %d)", what, name, first.Col)
+			return nil, l.errf(t.pos, "duplicate %s %s (first given at column %d)", what, Quote(name), first.Col)
 		}
 		seen[name] = t.pos
 	}
@@ -99,9 +99,9 @@ func (l *cmdLine) checkOption(t token, o optSpec) (string, *Error) {
 		if hint == "" {
 			hint = fmt.Sprintf(" (known: %s)", strings.Join(o.keys, ", "))
 		}
-		return "", l.errf(t.pos, "unknown %s %q%s", noun, t.key, hint)
+		return "", l.errf(t.pos, "unknown %s %s%s", noun, Quote(t.key), hint)
 	case t.isPair:
-		return "", l.errf(t.pos, "unexpected %q (usage: %s)", t.text, l.spec.Syntax)
+		return "", l.errf(t.pos, "unexpected %s (usage: %s)", Quote(t.text), l.spec.Syntax)
 	case !t.quoted && slices.Contains(o.flags, t.val):
 		return t.val, nil
 	case !t.quoted && slices.Contains(o.keys, t.val):
@@ -111,40 +111,44 @@ func (l *cmdLine) checkOption(t token, o optSpec) (string, *Error) {
 		if hint == "" {
 			hint = fmt.Sprintf(" (expected %s)", orList(o.flags))
 		}
-		return "", l.errf(t.pos, "unknown word %q%s", t.val, hint)
+		return "", l.errf(t.pos, "unknown word %s%s", Quote(t.val), hint)
 	case t.quoted && slices.Contains(o.flags, t.val):
 		return "", l.errf(t.pos, "%s is a keyword: write it without quotes", t.val)
 	case t.quoted:
-		return "", l.errf(t.pos, "unexpected value %s (usage: %s)", t.text, l.spec.Syntax)
+		return "", l.errf(t.pos, "unexpected value %s (usage: %s)", shown(t.text), l.spec.Syntax)
 	default:
-		return "", l.errf(t.pos, "unexpected word %q (usage: %s)", t.val, l.spec.Syntax)
+		return "", l.errf(t.pos, "unexpected word %s (usage: %s)", Quote(t.val), l.spec.Syntax)
 	}
 }
 
-// number converts a decimal argument in [min, max]. Only plain digits are
-// accepted (no sign, no underscores) so that every number has one spelling
-// and Format can reproduce it.
-func (l *cmdLine) number(t token, name string, min, max int64) (int64, *Error) {
-	kind := "a positive integer"
-	if min == 0 {
-		kind = "a non-negative integer"
-	}
+// number converts a decimal argument within its limit (limits.go). Only
+// plain digits are accepted (no sign, no underscores) so that every
+// number has one spelling and Format can reproduce it.
+func (l *cmdLine) number(t token, name string, id limitID) (int64, *Error) {
+	lim := limitTable[id]
 	if !isDigits(t.val) {
-		return 0, l.errf(t.pos, "%s must be %s, got %q", name, kind, t.val)
+		kind := "a positive integer"
+		if lim.Min == 0 {
+			kind = "a non-negative integer"
+		}
+		return 0, l.errf(t.pos, "%s must be %s, got %s", name, kind, Quote(t.val))
 	}
 	n, err := strconv.ParseInt(t.val, 10, 64)
-	if err != nil || n > max {
-		return 0, l.errf(t.pos, "%s must be at most %d, got %q", name, max, t.val)
+	if err != nil {
+		n = math.MaxInt64 // more digits than int64 holds: above every limit
+		if lim.Max == math.MaxInt64 {
+			return 0, l.errf(t.pos, "%s must be at most %d (%s), got %s", name, lim.Max, lim.Why, Quote(t.val))
+		}
 	}
-	if n < min {
-		return 0, l.errf(t.pos, "%s must be %s, got %q", name, kind, t.val)
+	if msg := lim.check(name, n, t.val); msg != "" {
+		return 0, l.errf(t.pos, "%s", msg)
 	}
 	return n, nil
 }
 
-// count is number for the common case of a positive int32-sized argument.
-func (l *cmdLine) count(t token, name string) (int, *Error) {
-	n, err := l.number(t, name, 1, math.MaxInt32)
+// count is number for an argument that fits an int.
+func (l *cmdLine) count(t token, name string, id limitID) (int, *Error) {
+	n, err := l.number(t, name, id)
 	return int(n), err
 }
 
@@ -160,7 +164,7 @@ func (l *cmdLine) topicPartition(t token) (TopicPartition, *Error) {
 // name converts an identifier argument such as a producer NAME.
 func (l *cmdLine) name(t token, what string) (string, *Error) {
 	if !isIdent(t.val) {
-		return "", l.errf(t.pos, "invalid %s %q: a name starts with a letter and holds only letters, digits, '_', '.' and '-'", what, t.val)
+		return "", l.errf(t.pos, "invalid %s %s: a name starts with a letter and holds only letters, digits, '_', '.' and '-'", what, Quote(t.val))
 	}
 	return t.val, nil
 }

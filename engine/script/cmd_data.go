@@ -1,9 +1,6 @@
 package script
 
-import (
-	"math"
-	"strconv"
-)
+import "strconv"
 
 // Send enqueues Count records as one batch on the named producer; the
 // producer's sender transmits it on later steps.
@@ -34,7 +31,7 @@ func parseSend(l *cmdLine) (Command, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	count, err := l.count(ct, "COUNT")
+	count, err := l.count(ct, "COUNT", limSendCount)
 	if err != nil {
 		return nil, err
 	}
@@ -100,18 +97,14 @@ func parseInject(l *cmdLine) (Command, *Error) {
 		return nil, err
 	}
 	in := &Inject{At: l.at, TP: tp}
-	// The field widths follow the Kafka wire format of a batch header.
-	limits := map[string]struct{ min, max int64 }{
-		"pid": {0, math.MaxInt64}, "epoch": {0, math.MaxInt16},
-		"seq": {0, math.MaxInt32}, "count": {1, math.MaxInt32},
-	}
+	limits := map[string]limitID{"pid": limInjectPID, "epoch": limInjectEpoch, "seq": limSeq, "count": limInjectCount}
 	got := map[string]int64{}
 	for _, t := range opts {
 		if t.key == "" {
 			in.Txn = true
 			continue
 		}
-		n, err := l.number(t, t.key, limits[t.key].min, limits[t.key].max)
+		n, err := l.number(t, t.key, limits[t.key])
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +143,7 @@ func (s *Step) Verb() string  { return "step" }
 func parseStep(l *cmdLine) (Command, *Error) {
 	s := &Step{At: l.at, N: 1}
 	if t, ok := l.optionalPositional(); ok {
-		n, err := l.count(t, "N")
+		n, err := l.count(t, "N", limStep)
 		if err != nil {
 			return nil, err
 		}

@@ -2,7 +2,6 @@ package script
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 )
 
@@ -99,7 +98,7 @@ func parseFault(l *cmdLine) (*Fault, *Error) {
 	if !hasTP {
 		return nil, l.errf(t.pos, "seq=N needs a TOPIC-PARTITION before it (usage: %s)", l.spec.Syntax)
 	}
-	n, err := l.number(t, "seq", 0, math.MaxInt32)
+	n, err := l.number(t, "seq", limSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +150,7 @@ func parseFailRequest(l *cmdLine) (Command, *Error) {
 	}
 	for _, t := range opts {
 		if t.isPair {
-			n, err := l.number(t, "seq", 0, math.MaxInt32)
+			n, err := l.number(t, "seq", limSeq)
 			if err != nil {
 				return nil, err
 			}
@@ -197,7 +196,7 @@ func parseResetConnection(l *cmdLine) (Command, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	id, err := l.count(t, "BROKER")
+	id, err := l.count(t, "BROKER", limBrokerID)
 	if err != nil {
 		return nil, err
 	}

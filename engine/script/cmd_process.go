@@ -1,6 +1,10 @@
 package script
 
-import "strconv"
+import (
+	"errors"
+	"math"
+	"strconv"
+)
 
 // RestartProducer restarts the producer application: the new instance gets
 // a new PID and fresh sequences, with no link to the old one.
@@ -145,7 +149,7 @@ func (l *cmdLine) brokerID() (int, *Error) {
 	if err != nil {
 		return 0, err
 	}
-	return l.count(t, "ID")
+	return l.count(t, "ID", limBrokerID)
 }
 
 // Failover moves leadership of a partition to an in-sync follower, or with
@@ -205,11 +209,13 @@ func parseAdvance(l *cmdLine) (Command, *Error) {
 		return nil, err
 	}
 	ms, e := parseDuration(t.val)
-	if e != nil {
-		return nil, l.errf(t.pos, "invalid duration %q: %v", t.val, e)
+	if errors.Is(e, errTooLarge) {
+		ms = math.MaxInt64 // beyond int64 milliseconds: above the limit
+	} else if e != nil {
+		return nil, l.errf(t.pos, "invalid duration %s: %v", Quote(t.val), e)
 	}
-	if ms <= 0 {
-		return nil, l.errf(t.pos, "duration must be greater than zero, got %q", t.val)
+	if msg := limitTable[limAdvance].check("duration", ms, t.val); msg != "" {
+		return nil, l.errf(t.pos, "%s", msg)
 	}
 	if _, err := l.options(optSpec{}); err != nil {
 		return nil, err

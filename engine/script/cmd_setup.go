@@ -22,6 +22,12 @@ func (c *Cluster) Verb() string  { return "cluster" }
 // clusterKeys is also the canonical order Format writes them in.
 var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start"}
 
+// clusterLimits are the limits of the numeric cluster keys.
+var clusterLimits = map[string]limitID{
+	"brokers": limBrokers, "partitions": limPartitions, "rf": limRF, "min.insync": limMinInsync,
+	"transaction.version": limTxnVersion, "segment.bytes": limSegmentBytes, "producer.id.start": limProducerIDStart,
+}
+
 // intField maps a numeric cluster key to its field, so parsing and
 // formatting share one mapping.
 func (c *Cluster) intField(key string) *int {
@@ -58,12 +64,13 @@ func parseCluster(l *cmdLine) (Command, *Error) {
 			}
 			c.Topic = t.val
 		case "transaction.version":
+			// Two protocols, so the message names both (limTxnVersion).
 			if t.val != "1" && t.val != "2" {
-				return nil, l.errf(t.pos, "transaction.version must be 1 or 2, got %q", t.val)
+				return nil, l.errf(t.pos, "transaction.version must be 1 or 2, got %s", Quote(t.val))
 			}
 			c.TransactionVersion = int(t.val[0] - '0')
 		default:
-			n, err := l.count(t, t.key)
+			n, err := l.count(t, t.key, clusterLimits[t.key])
 			if err != nil {
 				return nil, err
 			}
@@ -187,9 +194,9 @@ func modeOf(t token) ProducerMode {
 // modeConflict explains why a second mode token is rejected.
 func modeConflict(l *cmdLine, first, second token) *Error {
 	if modeOf(first) == ModeTransactional && modeOf(second) == ModeTransactional {
-		return l.errf(second.pos, "%s and %s both set the transactional id; give only one", first.text, second.text)
+		return l.errf(second.pos, "%s and %s both set the transactional id; give only one", shown(first.text), shown(second.text))
 	}
-	return l.errf(second.pos, "%s conflicts with %s: give at most one of idempotent, plain, transactional=TXN_ID", second.text, first.text)
+	return l.errf(second.pos, "%s conflicts with %s: give at most one of idempotent, plain, transactional=TXN_ID", shown(second.text), shown(first.text))
 }
 
 func (p *Producer) formatArgs(w *words) {

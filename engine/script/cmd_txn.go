@@ -64,7 +64,7 @@ func parseConsumer(l *cmdLine) (Command, *Error) {
 		return nil, err
 	}
 	if t.val != ReadCommitted && t.val != ReadUncommitted {
-		return nil, l.errf(t.pos, "isolation level must be read_committed or read_uncommitted, got %q%s", t.val,
+		return nil, l.errf(t.pos, "isolation level must be read_committed or read_uncommitted, got %s%s", Quote(t.val),
 			didYouMean(t.val, []string{ReadCommitted, ReadUncommitted}))
 	}
 	c := &Consumer{At: l.at, Name: name, Isolation: t.val}
@@ -88,7 +88,7 @@ func parseConsumer(l *cmdLine) (Command, *Error) {
 	}
 	for _, o := range opts {
 		if o.key == "max.poll.records" {
-			n, err := l.number(token{pos: o.pos, val: o.val}, o.key, 1, 1<<31-1)
+			n, err := l.number(token{pos: o.pos, val: o.val}, o.key, limMaxPoll)
 			if err != nil {
 				return nil, err
 			}

@@ -106,8 +106,8 @@ func TestFormatRoundTrip(t *testing.T) {
 func TestFormatCanonical(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"cluster   rf=3 brokers=3  topic=\"orders\"", "cluster brokers=3 topic=orders rf=3"},
-		{"cluster min.insync=2 segment.bytes=10 transaction.version=1 partitions=1",
-			"cluster partitions=1 min.insync=2 transaction.version=1 segment.bytes=10"},
+		{"cluster min.insync=2 segment.bytes=200 transaction.version=1 partitions=1",
+			"cluster partitions=1 min.insync=2 transaction.version=1 segment.bytes=200"},
 		{"producer p1 acks=1 idempotent retries=3", "producer p1 idempotent acks=1 retries=3"},
 		{"producer p1 transactional.id=t1", "producer p1 transactional=t1"},
 		{`producer p1 transactional="a b"`, `producer p1 transactional="a b"`},

@@ -21,6 +21,9 @@ func FuzzParse(f *testing.F) {
 		`send p1 orders-0 1 value="a\"b\\c" key="#"`,
 		"\uFEFFrun\n\xff\xfe send",
 		"producer p1 transactional=a transactional.id=b",
+		"send p1 orders-0 2147483647\ncluster brokers=2147483647 partitions=3000000\nstep 99999999999999999999",
+		"advance 36500d\nadvance 36500d1ms\ninject orders-0 pid=9223372036854775808 epoch=0 seq=0 count=1",
+		"\x1b[2J\x07\nsend p1 orders-0 1 value=\"\x00\"",
 	)
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -30,6 +33,9 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			checkErrors(t, src, err)
 			return
+		}
+		for _, c := range cmds {
+			checkLimits(t, c)
 		}
 		lines := make([]string, len(cmds))
 		for i, c := range cmds {
@@ -66,5 +72,79 @@ func checkErrors(t *testing.T, src []byte, err error) {
 		if e.File != "f" || e.Msg == "" {
 			t.Fatalf("incomplete error %#v", e)
 		}
+		checkPrintable(t, e.Error())
+	}
+}
+
+// FuzzParseLine is the command bar's way in: one line, any bytes.
+func FuzzParseLine(f *testing.F) {
+	for _, s := range roundTripCorpus {
+		f.Add(s)
+	}
+	f.Add("send p1 orders-0 50000000")
+	f.Add("cluster partitions=3000000")
+	f.Add("run\nrun")
+	f.Add("\xff\x1b")
+	f.Fuzz(func(t *testing.T, line string) {
+		c, err := ParseLine(line)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Pos.Line != 1 || e.Pos.Col < 1 {
+				t.Fatalf("ParseLine error %#v", err)
+			}
+			checkPrintable(t, err.Error())
+			return
+		}
+		if c == nil {
+			return
+		}
+		checkLimits(t, c)
+		back, err := ParseLine(Format(c))
+		if err != nil || !reflect.DeepEqual(stripPositions(back), stripPositions(c)) {
+			t.Fatalf("%q formats as %q: %#v, %v", line, Format(c), back, err)
+		}
+	})
+}
+
+// checkLimits fails if a parsed command holds a number outside its limit.
+func checkLimits(t *testing.T, c Command) {
+	t.Helper()
+	in := func(id limitID, n int64) {
+		if l := limitTable[id]; n < l.Min || n > l.Max {
+			t.Fatalf("%s: %s = %d is outside %d..%d", Format(c), l.What, n, l.Min, l.Max)
+		}
+	}
+	optional := func(id limitID, n int) {
+		if n != 0 { // 0: not given
+			in(id, int64(n))
+		}
+	}
+	switch c := c.(type) {
+	case *Send:
+		in(limSendCount, int64(c.Count))
+	case *Inject:
+		in(limInjectCount, int64(c.Count))
+		in(limInjectEpoch, int64(c.Epoch))
+		in(limSeq, int64(c.Seq))
+	case *Step:
+		in(limStep, int64(c.N))
+	case *Advance:
+		in(limAdvance, c.Ms)
+	case *Cluster:
+		optional(limBrokers, c.Brokers)
+		optional(limPartitions, c.Partitions)
+		optional(limRF, c.RF)
+		optional(limMinInsync, c.MinInsync)
+		optional(limTxnVersion, c.TransactionVersion)
+		optional(limSegmentBytes, c.SegmentBytes)
+		optional(limProducerIDStart, c.ProducerIDStart)
+	case *RestartBroker:
+		in(limBrokerID, int64(c.ID))
+	case *KillBroker:
+		in(limBrokerID, int64(c.ID))
+	case *ResetConnection:
+		in(limBrokerID, int64(c.Broker))
+	case *Consumer:
+		optional(limMaxPoll, c.MaxPoll)
 	}
 }

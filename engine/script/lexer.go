@@ -129,7 +129,9 @@ func (s *scanner) quoted() (string, *Error) {
 			}
 			e := s.next()
 			if e != '"' && e != '\\' {
-				msg := fmt.Sprintf(`unknown escape \%c in quoted string (only \" and \\ are allowed)`, e)
+				// The escape is shown as written, escaped itself if it is a
+				// control character or not UTF-8.
+				msg := fmt.Sprintf(`unknown escape %s in quoted string (only \" and \\ are allowed)`, shown(s.src[from:s.i]))
 				return "", &Error{Pos: at, Msg: msg}
 			}
 			b.WriteRune(e)

@@ -28,14 +28,23 @@ const bom = "\uFEFF"
 // Parse parses a whole script. On any error it returns nil commands and an
 // ErrorList with every error found: parsing goes on line by line so that a
 // lesson author sees all mistakes at once. Each line yields at most one error.
-func Parse(file string, src []byte) ([]Command, error) {
+func Parse(file string, src []byte) ([]Command, error) { return ParseAt(file, 1, src) }
+
+// ParseAt parses a script whose first line is line first of file: a
+// block of commands inside a larger file, such as a lesson's ```eos
+// block. Positions, in commands and errors, are the file's. (Padding the
+// block with first-1 newlines would give the same positions at a cost
+// that grows with the block's place in the file: quadratic for a file of
+// many blocks.) A BOM is stripped only at the start of a file.
+func ParseAt(file string, first int, src []byte) ([]Command, error) {
+	first = max(first, 1)
 	var cmds []Command
 	var errs ErrorList
 	for i, text := range strings.Split(string(src), "\n") {
-		if i == 0 {
+		if i == 0 && first == 1 {
 			text = strings.TrimPrefix(text, bom)
 		}
-		c, err := parseLine(strings.TrimSuffix(text, "\r"), i+1)
+		c, err := parseLine(strings.TrimSuffix(text, "\r"), first+i)
 		if err != nil {
 			err.File = file
 			errs = append(errs, err)

@@ -25,19 +25,19 @@ func (tp TopicPartition) String() string {
 func ParseTopicPartition(s string) (TopicPartition, error) {
 	i := strings.LastIndexByte(s, '-')
 	if i < 0 {
-		return TopicPartition{}, fmt.Errorf("invalid topic-partition %q: expected TOPIC-PARTITION such as orders-0", s)
+		return TopicPartition{}, fmt.Errorf("invalid topic-partition %s: expected TOPIC-PARTITION such as orders-0", Quote(s))
 	}
 	topic, part := s[:i], s[i+1:]
 	if err := checkTopic(topic); err != nil {
-		return TopicPartition{}, fmt.Errorf("invalid topic-partition %q: %v", s, err)
+		return TopicPartition{}, fmt.Errorf("invalid topic-partition %s: %v", Quote(s), err)
 	}
 	if !isDigits(part) {
-		return TopicPartition{}, fmt.Errorf("invalid topic-partition %q: partition %q is not a non-negative integer", s, part)
+		return TopicPartition{}, fmt.Errorf("invalid topic-partition %s: partition %s is not a non-negative integer", Quote(s), Quote(part))
 	}
 	// Kafka partition numbers are int32.
 	n, err := strconv.ParseInt(part, 10, 32)
 	if err != nil {
-		return TopicPartition{}, fmt.Errorf("invalid topic-partition %q: partition %q is too large", s, part)
+		return TopicPartition{}, fmt.Errorf("invalid topic-partition %s: partition %s is too large", Quote(s), Quote(part))
 	}
 	return TopicPartition{Topic: topic, Partition: int(n)}, nil
 }
@@ -52,14 +52,14 @@ func checkTopic(t string) error {
 	case t == "":
 		return errors.New("topic name is empty")
 	case t == "." || t == "..":
-		return fmt.Errorf("topic name %q is not allowed", t)
+		return fmt.Errorf("topic name %s is not allowed", Quote(t))
 	case len(t) > maxTopicLen:
 		return fmt.Errorf("topic name is longer than %d characters", maxTopicLen)
 	}
 	for i := 0; i < len(t); i++ {
 		c := t[i]
 		if !isLetter(c) && !isDigit(c) && c != '.' && c != '_' && c != '-' {
-			return fmt.Errorf("topic name %q may only contain letters, digits, '.', '_' and '-'", t)
+			return fmt.Errorf("topic name %s may only contain letters, digits, '.', '_' and '-'", Quote(t))
 		}
 	}
 	return nil
@@ -78,6 +78,10 @@ var durationUnits = []struct {
 	{"ms", 1},
 }
 
+// errTooLarge is a duration beyond int64 milliseconds; the caller says
+// what its limit is.
+var errTooLarge = errors.New("too large")
+
 // parseDuration parses a sequence of number+unit groups such as "1h30m" or
 // "500ms" into milliseconds. Only whole numbers are accepted: the clock is
 // counted in milliseconds, so a fraction would be either lost or ambiguous.
@@ -92,7 +96,7 @@ func parseDuration(s string) (int64, error) {
 			i++
 		}
 		if i == 0 {
-			return 0, fmt.Errorf("expected a number at %q", rest)
+			return 0, fmt.Errorf("expected a number at %s", Quote(rest))
 		}
 		num := rest[:i]
 		rest = rest[i:]
@@ -103,15 +107,15 @@ func parseDuration(s string) (int64, error) {
 		unit := rest[:j]
 		rest = rest[j:]
 		if unit == "" {
-			return 0, fmt.Errorf("missing unit after %s (units: ms, s, m, h, d)", num)
+			return 0, fmt.Errorf("missing unit after %s (units: ms, s, m, h, d)", shown(num))
 		}
 		mult := unitMs(unit)
 		if mult == 0 {
-			return 0, fmt.Errorf("unknown unit %q (units: ms, s, m, h, d)", unit)
+			return 0, fmt.Errorf("unknown unit %s (units: ms, s, m, h, d)", Quote(unit))
 		}
 		n, err := strconv.ParseInt(num, 10, 64)
 		if err != nil || n > (math.MaxInt64-total)/mult {
-			return 0, errors.New("too large")
+			return 0, errTooLarge
 		}
 		total += n * mult
 	}

@@ -93,7 +93,7 @@ func verbHeads() []string {
 func lookupVerb(toks []token) (*verbSpec, int, *Error) {
 	first := toks[0]
 	if first.isPair || first.quoted {
-		return nil, 0, &Error{Pos: first.pos, Msg: fmt.Sprintf("expected a command, got %s", first.text)}
+		return nil, 0, &Error{Pos: first.pos, Msg: fmt.Sprintf("expected a command, got %s", shown(first.text))}
 	}
 	var subs []string
 	for i := range verbTable {
@@ -106,7 +106,7 @@ func lookupVerb(toks []token) (*verbSpec, int, *Error) {
 		}
 	}
 	if len(subs) == 0 {
-		msg := fmt.Sprintf("unknown command %q%s", first.val, didYouMean(first.val, verbHeads()))
+		msg := fmt.Sprintf("unknown command %s%s", Quote(first.val), didYouMean(first.val, verbHeads()))
 		return nil, 0, &Error{Pos: first.pos, Msg: msg}
 	}
 	if len(toks) < 2 {
@@ -120,7 +120,7 @@ func lookupVerb(toks []token) (*verbSpec, int, *Error) {
 			return spec, 2, nil
 		}
 	}
-	msg := fmt.Sprintf("unknown command %q", first.val+" "+second.text)
+	msg := fmt.Sprintf("unknown command %s", Quote(first.val+" "+second.text))
 	if s := Suggest(second.text, subs); s != "" {
 		msg += fmt.Sprintf(", did you mean %q?", first.val+" "+s)
 	} else {
