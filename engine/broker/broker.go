@@ -65,7 +65,7 @@ type Env interface {
 	PersistTxn(md txn.Metadata)                            // write a record to __transaction_state
 	LeaderOf(tp msg.TP) (int, bool)                        // a partition's leader (a group's coordinator for __consumer_offsets)
 	Request(from, to int, body msg.Body) (conn int)        // a broker-to-broker request (markers); the connection it went on
-	CoordinatorTimer(at int64, broker int, txnID string)   // wake the coordinator for txnID at time at
+	CoordinatorTimer(at int64, broker int, txnID string, gen int) // wake the coordinator for txnID at time at
 	JoinTransaction(txnID string, pid int64, epoch int16, tp msg.TP, add bool) kerr.Code
 	Groups() map[string]*GroupOffsets // consumer groups' offsets (the contents of __consumer_offsets)
 }
@@ -90,6 +90,7 @@ type Broker struct {
 	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
+	timerSeq     int // the last marker timer handed out
 }
 
 // New creates a live broker with no replicas.
@@ -223,6 +224,9 @@ func (b *Broker) NextExpiry() int64 {
 	}
 	return next
 }
+
+// PendingRequests is the number of requests waiting in purgatory.
+func (b *Broker) PendingRequests() int { return len(b.pending) }
 
 // PIDBlock reports the broker's current producer-id block [next, end).
 func (b *Broker) PIDBlock() (next, end int64) { return b.pidNext, b.pidEnd }

@@ -29,6 +29,22 @@ type txnState struct {
 	pending  map[msg.TP]bool       // partitions whose marker is not acknowledged
 	commit   bool                  // the decision the markers carry
 	inFlight map[msg.TP]sentMarker // marker requests sent and unanswered
+	// The one pending timer for the markers: an earlier one replaces a
+	// later one, and every firing asks again for the next time it is needed.
+	timerSet bool
+	timerDue int64
+	timerGen int
+}
+
+// armTimer asks for the coordinator to look at t's markers at time at.
+func (b *Broker) armTimer(t *txnState, at int64, env Env) {
+	if t.timerSet && t.timerDue <= at {
+		return
+	}
+	b.timerSeq++ // unique across transactions and restarts, so an old timer never matches a new one
+	t.timerGen = b.timerSeq
+	t.timerSet, t.timerDue = true, at
+	env.CoordinatorTimer(at, b.ID, t.md.TransactionalID, t.timerGen)
 }
 
 // sentMarker is a marker on its way: to which leader, on which of the
@@ -388,12 +404,10 @@ func (b *Broker) sendMarkers(t *txnState, env Env) {
 			t.inFlight[tp] = sentMarker{leader: leader, conn: conn, at: env.Now()}
 		}
 	}
-	if len(leaders) > 0 {
-		env.CoordinatorTimer(env.Now()+markerTimeoutMs, b.ID, t.md.TransactionalID)
-	}
 	if retryLater {
-		env.CoordinatorTimer(env.Now()+markerRetryMs, b.ID, t.md.TransactionalID)
+		b.armTimer(t, env.Now()+markerRetryMs, env)
 	}
+	b.armTimeout(t, env)
 }
 
 func setOf(xs []int) map[int]bool {
@@ -440,7 +454,7 @@ func (b *Broker) OnMarkersResponse(resp msg.WriteTxnMarkersResponse, env Env) bo
 	if len(t.pending) == 0 {
 		b.complete(t, env)
 	} else if retry {
-		env.CoordinatorTimer(env.Now()+markerRetryMs, b.ID, t.md.TransactionalID)
+		b.armTimer(t, env.Now()+markerRetryMs, env)
 	}
 	return true
 }
@@ -450,9 +464,14 @@ func (b *Broker) OnMarkersResponse(resp msg.WriteTxnMarkersResponse, env Env) bo
 // — then the coordinator closes that connection, and every marker that was
 // in flight on it is sent again on a new one. It reports whether there was
 // anything to do.
-func (b *Broker) OnCoordinatorTimer(id string, env Env) bool {
+func (b *Broker) OnCoordinatorTimer(id string, gen int, env Env) bool {
 	t := b.txns[id]
+	if t == nil || t.timerGen != gen {
+		return false
+	}
+	t.timerSet = false
 	if !b.markerWorkDue(t, env.Now()) {
+		b.armTimeout(t, env)
 		return false
 	}
 	var stale []int
@@ -506,15 +525,30 @@ func (b *Broker) forgetInFlightTo(leader, conn int) []string {
 // to leader is gone: what was in flight there goes again after a back-off.
 func (b *Broker) markersDisconnected(leader, conn int, env Env) {
 	for _, id := range b.forgetInFlightTo(leader, conn) {
-		env.CoordinatorTimer(env.Now()+markerReconnectMs, b.ID, id)
+		b.armTimer(b.txns[id], env.Now()+markerReconnectMs, env)
 	}
 }
 
-// CoordinatorTimerLive reports whether a marker timer for id would have
-// anything to send at time now, so that a stale timer is dropped without
+// CoordinatorTimerLive reports whether a marker timer for id is the one the
+// coordinator waits for, so that a superseded timer is dropped without
 // moving the clock.
-func (b *Broker) CoordinatorTimerLive(id string, now int64) bool {
-	return b.markerWorkDue(b.txns[id], now)
+// (It must not look at the work itself: a timer dropped unseen would leave
+// the coordinator believing one is pending.)
+func (b *Broker) CoordinatorTimerLive(id string, gen int) bool {
+	t := b.txns[id]
+	return b.alive && t != nil && t.timerGen == gen
+}
+
+// armTimeout sets the timer for the request timeout of the oldest marker
+// in flight.
+func (b *Broker) armTimeout(t *txnState, env Env) {
+	first := int64(math.MaxInt64)
+	for _, s := range t.inFlight {
+		first = min(first, s.at)
+	}
+	if first != math.MaxInt64 {
+		b.armTimer(t, first+markerTimeoutMs, env)
+	}
 }
 
 // PendingMarkers lists the partitions whose marker for id is not yet

@@ -68,7 +68,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 }
 
 func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
-	res := msg.ProduceResult{TP: pb.TP, BaseOffset: -1, LogStartOffset: -1}
+	res := msg.ProduceResult{TP: pb.TP, BaseSeq: pb.BaseSeq, BaseOffset: -1, LogStartOffset: -1}
 	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
 	switch {

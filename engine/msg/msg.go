@@ -89,6 +89,7 @@ type ProduceRequest struct {
 // ProduceResult is one partition's answer.
 type ProduceResult struct {
 	TP             TP
+	BaseSeq        int32 // the base sequence of the batch answered (what faults select by)
 	Error          kerr.Code
 	BaseOffset     int64
 	LogStartOffset int64

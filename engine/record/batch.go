@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/eoslab/eoslab/engine/internal/wire"
@@ -36,7 +37,8 @@ type Batch struct {
 const minRecordSize = 7
 
 // maxRecordsArea bounds decompressed record data, so that a hostile or
-// corrupt batch cannot make the decoder allocate without limit.
+// corrupt batch cannot make the decoder allocate without limit (see
+// MaxRecordsSize).
 const maxRecordsArea = 64 << 20
 
 func recordBodySize(r *Record) int {
@@ -112,14 +114,24 @@ func Encode(b *Batch) ([]byte, error) {
 // Decoder turns bytes into batches. The zero value is ready to use; it keeps
 // its decompressors between calls. Not safe for concurrent use.
 type Decoder struct {
+	// Reuse decompresses every compressed batch into one buffer that the
+	// next Decode overwrites, rather than a fresh one each time, for a
+	// reader that is done with a batch before it decodes the next (inspect
+	// streaming a segment): memory stays at the largest batch and the
+	// garbage collector has nothing to do.
+	Reuse bool
+
 	codecs codecs
+	area   []byte
 }
 
 // Decode parses the batch at the start of data into b, reusing b's record
-// and header slices. Keys and values alias data (or a fresh buffer for a
-// compressed batch). On a CRC mismatch b is still filled as far as the bytes
+// and header slices. Keys and values alias data (or, for a compressed
+// batch, a fresh buffer; with Reuse, the Decoder's buffer, valid until the
+// next Decode). On a CRC mismatch b is still filled as far as the bytes
 // allow and the returned error is a *CRCError; other failures are
-// *TruncatedError, *MagicError or *CorruptError.
+// *TruncatedError, *MagicError, *CorruptError, *UnknownCompressionError
+// (attribute bits 0-2 are 5, 6 or 7) or *RecordsTooLargeError.
 func (d *Decoder) Decode(data []byte, b *Batch) error {
 	h, err := ParseHeader(data)
 	b.Header = h
@@ -144,10 +156,23 @@ func (d *Decoder) Decode(data []byte, b *Batch) error {
 
 func (d *Decoder) decodeRecords(area []byte, b *Batch) error {
 	if c := b.Attributes.Compression(); c != None {
-		var err error
-		if area, err = d.codecs.decompress(area, c); err != nil {
+		var dst []byte
+		if d.Reuse {
+			dst = d.area
+		}
+		out, err := d.codecs.decompress(dst, area, c)
+		if d.Reuse && cap(out) > cap(d.area) {
+			d.area = out[:0]
+		}
+		var unknown *UnknownCompressionError
+		var tooLarge *RecordsTooLargeError
+		switch {
+		case errors.As(err, &unknown), errors.As(err, &tooLarge):
+			return err
+		case err != nil:
 			return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err)}
 		}
+		area = out
 	}
 	n := int(b.RecordsCount)
 	if n < 0 || n > len(area)/minRecordSize {

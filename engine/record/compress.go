@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/s2"
@@ -25,6 +26,9 @@ const xerialBlock = 32 << 10
 type codecs struct {
 	zenc *zstd.Encoder
 	zdec *zstd.Decoder
+	gz   *gzip.Reader
+	lz   *lz4.Reader
+	src  bytes.Reader
 }
 
 func (c *codecs) compress(dst, src []byte, kind Compression) ([]byte, error) {
@@ -80,81 +84,114 @@ func appendXerial(dst, src []byte) []byte {
 	return dst
 }
 
-var errTooLarge = fmt.Errorf("decompressed records exceed %d bytes", maxRecordsArea)
-
-func (c *codecs) decompress(src []byte, kind Compression) ([]byte, error) {
+// decompress appends the decompressed form of src to dst[:0], never
+// holding more than maxRecordsArea bytes: beyond that it stops and reports
+// a *RecordsTooLargeError instead of allocating what the data asks for.
+func (c *codecs) decompress(dst, src []byte, kind Compression) ([]byte, error) {
+	dst = dst[:0]
 	switch kind {
 	case Gzip:
-		r, err := gzip.NewReader(bytes.NewReader(src))
-		if err != nil {
-			return nil, err
+		c.src.Reset(src)
+		if c.gz == nil {
+			r, err := gzip.NewReader(&c.src)
+			if err != nil {
+				return dst, err
+			}
+			c.gz = r
+		} else if err := c.gz.Reset(&c.src); err != nil {
+			return dst, err
 		}
-		return readLimited(r)
+		return readLimited(dst, c.gz, kind)
 	case Snappy:
-		return decodeSnappy(src)
+		return decodeSnappy(dst, src)
 	case LZ4:
-		return readLimited(lz4.NewReader(bytes.NewReader(src)))
+		c.src.Reset(src)
+		if c.lz == nil {
+			c.lz = lz4.NewReader(&c.src)
+		} else {
+			c.lz.Reset(&c.src)
+		}
+		return readLimited(dst, c.lz, kind)
 	case Zstd:
 		if c.zdec == nil {
 			dec, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxRecordsArea))
 			if err != nil {
-				return nil, err
+				return dst, err
 			}
 			c.zdec = dec
 		}
-		return c.zdec.DecodeAll(src, nil)
+		out, err := c.zdec.DecodeAll(src, dst)
+		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
+			return dst, &RecordsTooLargeError{Codec: kind, Limit: maxRecordsArea}
+		}
+		return out, err
 	}
-	return nil, fmt.Errorf("unknown compression codec %d", kind)
+	return dst, &UnknownCompressionError{ID: kind}
 }
 
-func readLimited(r io.Reader) ([]byte, error) {
-	out, err := io.ReadAll(io.LimitReader(r, maxRecordsArea+1))
-	if err != nil {
-		return nil, err
+// readLimited reads r to its end into dst, growing dst no further than
+// maxRecordsArea+1 bytes: one byte more than the limit tells an area of
+// exactly the limit from a larger one.
+func readLimited(dst []byte, r io.Reader, kind Compression) ([]byte, error) {
+	for {
+		if len(dst) == cap(dst) {
+			if len(dst) > maxRecordsArea {
+				return dst[:0], &RecordsTooLargeError{Codec: kind, Limit: maxRecordsArea}
+			}
+			dst = slices.Grow(dst, min(max(len(dst), 64<<10), maxRecordsArea+1-len(dst)))
+		}
+		n, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+n]
+		if err == io.EOF {
+			if len(dst) > maxRecordsArea {
+				return dst[:0], &RecordsTooLargeError{Codec: kind, Limit: maxRecordsArea}
+			}
+			return dst, nil
+		}
+		if err != nil {
+			return dst, err
+		}
 	}
-	if len(out) > maxRecordsArea {
-		return nil, errTooLarge
-	}
-	return out, nil
 }
 
-func decodeSnappy(src []byte) ([]byte, error) {
+func decodeSnappy(dst, src []byte) ([]byte, error) {
 	if !bytes.HasPrefix(src, xerialMagic) {
-		return decodeSnappyBlock(nil, src)
+		return decodeSnappyBlock(dst, src)
 	}
 	if len(src) < 16 {
-		return nil, errors.New("snappy: truncated xerial header")
+		return dst, errors.New("snappy: truncated xerial header")
 	}
-	var out []byte
 	for rest := src[16:]; len(rest) > 0; {
 		if len(rest) < 4 {
-			return nil, errors.New("snappy: truncated chunk length")
+			return dst, errors.New("snappy: truncated chunk length")
 		}
 		n := int(binary.BigEndian.Uint32(rest))
 		rest = rest[4:]
 		if n > len(rest) {
-			return nil, errors.New("snappy: chunk longer than the data")
+			return dst, errors.New("snappy: chunk longer than the data")
 		}
 		var err error
-		if out, err = decodeSnappyBlock(out, rest[:n]); err != nil {
-			return nil, err
+		if dst, err = decodeSnappyBlock(dst, rest[:n]); err != nil {
+			return dst, err
 		}
 		rest = rest[n:]
 	}
-	return out, nil
+	return dst, nil
 }
 
+// decodeSnappyBlock appends one raw snappy block to dst, checking the
+// length the block announces before making room for it.
 func decodeSnappyBlock(dst, block []byte) ([]byte, error) {
 	n, err := s2.DecodedLen(block)
 	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+		return dst, fmt.Errorf("snappy: %w", err)
 	}
 	if len(dst)+n > maxRecordsArea {
-		return nil, errTooLarge
+		return dst, &RecordsTooLargeError{Codec: Snappy, Limit: maxRecordsArea}
 	}
-	out, err := s2.Decode(nil, block)
-	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+	dst = slices.Grow(dst, n)
+	if _, err := s2.Decode(dst[len(dst):len(dst)+n], block); err != nil {
+		return dst, fmt.Errorf("snappy: %w", err)
 	}
-	return append(dst, out...), nil
+	return dst[:len(dst)+n], nil
 }

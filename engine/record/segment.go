@@ -2,6 +2,7 @@ package record
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -25,8 +26,49 @@ func (e *PositionError) Error() string {
 }
 func (e *PositionError) Unwrap() error { return e.Err }
 
-// Scanner walks the batches of a segment file (.log), which Kafka stores
-// back to back with no file header. It checks only the framing
+// MaxBatchSize is the largest batch (LOG_OVERHEAD + batchLength) eoslab
+// reads from a segment. Kafka itself bounds a batch only by the topic's
+// max.message.bytes (1048588 by default, configurable up to 2^31-1), so a
+// hostile or corrupt length field could otherwise ask for 2 GiB; 64 MiB is
+// 64 times Kafka's default and the same bound as MaxRecordsSize, so no
+// batch, compressed or not, makes eoslab hold more than 64 MiB of records.
+const MaxBatchSize = 64 << 20
+
+// BatchTooLargeError reports a batch header announcing more bytes than
+// MaxBatchSize. Kafka's ByteBufferLogInputStream rejects a batch above its
+// limit with CorruptRecordException ("Record size ... exceeds the largest
+// allowable message size").
+type BatchTooLargeError struct {
+	BatchLength int32
+	Limit       int
+}
+
+func (e *BatchTooLargeError) Error() string {
+	return fmt.Sprintf("batchLength %d announces a %d-byte batch, beyond the largest eoslab reads (%d bytes): CorruptRecordException, record size exceeds the largest allowable message size",
+		e.BatchLength, int64(e.BatchLength)+LogOverhead, e.Limit)
+}
+
+// upToMagic is how much of a batch the framing needs: like Kafka's
+// FileLogInputStream, baseOffset, batchLength, partitionLeaderEpoch, magic.
+const upToMagic = MagicOffset + 1
+
+// frameSize checks the framing fields at the start of head (at least
+// upToMagic bytes) and returns the batch's total size. Only the length is
+// checked: a legacy or corrupt magic is Decode's to report, and the length
+// still says where the next batch starts.
+func frameSize(head []byte) (int, error) {
+	length := int32(binary.BigEndian.Uint32(head[BatchLengthOffset:]))
+	if length < HeaderSize-LogOverhead {
+		return 0, &CorruptError{Offset: BatchLengthOffset, Reason: fmt.Sprintf("batchLength %d is below the minimum %d", length, HeaderSize-LogOverhead)}
+	}
+	if int64(length)+LogOverhead > MaxBatchSize {
+		return 0, &BatchTooLargeError{BatchLength: length, Limit: MaxBatchSize}
+	}
+	return LogOverhead + int(length), nil
+}
+
+// Scanner walks the batches of a segment file (.log) held in memory, which
+// Kafka stores back to back with no file header. It checks only the framing
 // (baseOffset + batchLength); Decode checks each batch's content.
 type Scanner struct {
 	data []byte
@@ -44,19 +86,15 @@ func (s *Scanner) Next() (position int64, batch []byte, ok bool) {
 		return 0, nil, false
 	}
 	rest := s.data[s.pos:]
-	// Like Kafka's FileLogInputStream: the framing needs the bytes up to and
-	// including magic; a batch size below the smallest legal record is corrupt.
-	const upToMagic = MagicOffset + 1
 	if len(rest) < upToMagic {
 		s.err = &PositionError{int64(s.pos), &TruncatedError{Need: upToMagic, Have: len(rest)}}
 		return 0, nil, false
 	}
-	length := int32(binary.BigEndian.Uint32(rest[BatchLengthOffset:]))
-	if length < HeaderSize-LogOverhead {
-		s.err = &PositionError{int64(s.pos), &CorruptError{Offset: BatchLengthOffset, Reason: fmt.Sprintf("batchLength %d is below the minimum %d", length, HeaderSize-LogOverhead)}}
+	size, err := frameSize(rest)
+	if err != nil {
+		s.err = &PositionError{int64(s.pos), err}
 		return 0, nil, false
 	}
-	size := LogOverhead + int(length)
 	if len(rest) < size {
 		s.err = &PositionError{int64(s.pos), &TruncatedError{Need: size, Have: len(rest)}}
 		return 0, nil, false
@@ -68,6 +106,84 @@ func (s *Scanner) Next() (position int64, batch []byte, ok bool) {
 
 // Err is the framing failure that stopped the scan, or nil at a clean end.
 func (s *Scanner) Err() error { return s.err }
+
+// SegmentReader walks the batches of a segment read as a stream, so that a
+// file of any size, a pipe that never ends or /dev/zero costs no more memory
+// than its largest batch (at most MaxBatchSize). Its framing and errors are
+// the Scanner's. The caller supplies the stream and should buffer it
+// (bufio.Reader): each batch costs two reads.
+type SegmentReader struct {
+	r    io.Reader
+	pos  int64
+	buf  []byte
+	err  error
+	done bool
+}
+
+// NewSegmentReader reads a segment from r.
+func NewSegmentReader(r io.Reader) *SegmentReader { return &SegmentReader{r: r} }
+
+// readChunk is how far the buffer grows ahead of the bytes that have
+// arrived, so that a length field announcing 64 MiB at the end of a short
+// stream costs what the stream holds, not what the field claims.
+const readChunk = 1 << 20
+
+// Next returns the next batch and its position in the stream; false at the
+// end or on a failure (see Err). The bytes belong to the reader and are
+// overwritten by the following call.
+func (s *SegmentReader) Next() (position int64, batch []byte, ok bool) {
+	if s.err != nil || s.done {
+		return 0, nil, false
+	}
+	if cap(s.buf) < upToMagic {
+		s.buf = make([]byte, 0, 4096)
+	}
+	head := s.buf[:upToMagic]
+	n, err := io.ReadFull(s.r, head)
+	switch {
+	case n == 0 && err == io.EOF:
+		s.done = true
+		return 0, nil, false
+	case err != nil:
+		s.fail(err, upToMagic, n)
+		return 0, nil, false
+	}
+	size, err := frameSize(head)
+	if err != nil {
+		s.err = &PositionError{s.pos, err}
+		return 0, nil, false
+	}
+	have := upToMagic
+	for have < size {
+		next := min(size, have+max(have, readChunk))
+		if cap(s.buf) < next {
+			grown := make([]byte, next)
+			copy(grown, s.buf[:have])
+			s.buf = grown
+		}
+		n, err := io.ReadFull(s.r, s.buf[have:next])
+		have += n
+		if err != nil {
+			s.fail(err, size, have)
+			return 0, nil, false
+		}
+	}
+	position = s.pos
+	s.pos += int64(size)
+	return position, s.buf[:size], true
+}
+
+// fail records a read error: the end of the stream inside a batch is a
+// truncation, anything else the stream's own failure.
+func (s *SegmentReader) fail(err error, need, have int) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		err = &TruncatedError{Need: need, Have: have}
+	}
+	s.err = &PositionError{s.pos, err}
+}
+
+// Err is the failure that stopped the reader, or nil at a clean end.
+func (s *SegmentReader) Err() error { return s.err }
 
 // WriteSegment writes encoded batches back to back, which is the whole
 // format of a Kafka .log segment file.

@@ -158,9 +158,6 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	id := w.nextMsgID
 	resp := body.IsResponse()
 	pair, dir := endsOf(from, to, body)
-	if _, ok := body.(msg.ProduceResponse); ok {
-		defer delete(w.requests, replyTo) // its faults have had their chance
-	}
 	var c *connection
 	if resp {
 		c = w.conns[connKey{pair, conn}]
@@ -177,9 +174,6 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	}
 	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.key.n, ReplyTo: replyTo, Body: body},
 		due: w.now + LatencyMs, cn: c, dir: dir}
-	if req, ok := body.(msg.ProduceRequest); ok {
-		w.requests[id] = req
-	}
 	if to.Client != "" {
 		f.to = w.producers[to.Client]
 	}

@@ -22,8 +22,6 @@ type armedFault struct {
 	selector bool
 	tp       msg.TP
 	seq      int32
-	// requests that carried the selected batch, for response faults
-	carriers map[int]bool
 }
 
 func (f *armedFault) describe() string {
@@ -54,7 +52,7 @@ func (w *World) arm(c *script.Fault) error {
 		return w.unknownProducer(c.Producer)
 	}
 	w.nextFault++
-	f := &armedFault{id: w.nextFault, action: c.Action, target: c.Target, producer: c.Producer, carriers: map[int]bool{}}
+	f := &armedFault{id: w.nextFault, action: c.Action, target: c.Target, producer: c.Producer}
 	if c.HasSelector {
 		tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
 		if w.meta(tp) == nil {
@@ -108,12 +106,9 @@ func (w *World) applyFaults(fl *flight) {
 			hit = ok && slices.Contains(req.Partitions, f.tp)
 		} else if f.target == script.Request {
 			hit = m.From.Client == f.producer && f.carries(m.Body)
-			if hit && f.selector {
-				f.carriers[m.ID] = true
-			}
 		} else {
 			_, init := m.Body.(msg.InitProducerIDResponse)
-			hit = m.To.Client == f.producer && m.Body.IsResponse() && !init && (!f.selector || w.carriedSelected(f, m.ReplyTo))
+			hit = m.To.Client == f.producer && m.Body.IsResponse() && !init && (!f.selector || f.answers(m.Body))
 		}
 		if !hit {
 			continue
@@ -132,13 +127,18 @@ func (w *World) applyFaults(fl *flight) {
 	}
 }
 
-// carriedSelected reports whether request id carried the fault's batch.
-func (w *World) carriedSelected(f *armedFault, id int) bool {
-	if f.carriers[id] {
-		return true
+// answers reports whether a response answers the fault's batch.
+func (f *armedFault) answers(body msg.Body) bool {
+	resp, ok := body.(msg.ProduceResponse)
+	if !ok {
+		return false
 	}
-	req, ok := w.requests[id]
-	return ok && f.carries(req)
+	for _, r := range resp.Results {
+		if r.TP == f.tp && r.BaseSeq == f.seq {
+			return true
+		}
+	}
+	return false
 }
 
 // armRefusal is `fail request`.

@@ -50,7 +50,15 @@ func (w *World) schedule(it item) {
 	w.seq++
 	it.seq = w.seq
 	h := append(w.queue, it)
-	for i := len(h) - 1; i > 0; {
+	h.up(len(h) - 1)
+	w.queue = h
+	if len(h) > w.compactAt {
+		w.compact()
+	}
+}
+
+func (h itemHeap) up(i int) {
+	for i > 0 {
 		parent := (i - 1) / 2
 		if !h.less(i, parent) {
 			break
@@ -58,7 +66,65 @@ func (w *World) schedule(it item) {
 		h[i], h[parent] = h[parent], h[i]
 		i = parent
 	}
-	w.queue = h
+}
+
+// compact drops the timers that can never act again: a request timeout
+// whose request was answered, a delivery deadline of a finished batch, a
+// purgatory timeout of an answered request, a superseded wake. Left in the
+// queue they would be dropped when due; with many requests and long
+// timeouts they would pile up meanwhile. After compaction the queue holds
+// at most twice its live items plus compactSlack, whatever the history.
+// The order in which items come due does not change: it is a total order.
+func (w *World) compact() {
+	kept := w.queue[:0]
+	for _, it := range w.queue {
+		if !w.obsolete(&it) {
+			kept = append(kept, it)
+		}
+	}
+	clear(w.queue[len(kept):])
+	for i := len(kept)/2 - 1; i >= 0; i-- {
+		kept.down(i)
+	}
+	w.queue = kept
+	w.compactAt = 2*len(kept) + compactSlack
+}
+
+// compactSlack keeps small queues from being compacted over and over.
+const compactSlack = 64
+
+// obsolete reports whether an item can never act again, whatever happens
+// meanwhile (timers whose condition might come back are kept).
+func (w *World) obsolete(it *item) bool {
+	switch it.kind {
+	case itemWake:
+		return it.slot.life != it.life || it.ref != it.slot.wakeGen
+	case itemProducerTimer:
+		return it.slot.life != it.life || it.slot.removed || !it.slot.p.TimerLive(it.timer, it.ref)
+	case itemProduceTimer:
+		b := w.broker(it.broker)
+		return !b.HasPending(it.ref)
+	case itemCoordTimer:
+		return !w.broker(it.broker).CoordinatorTimerLive(it.txnID, it.ref)
+	}
+	return false
+}
+
+func (h itemHeap) down(i int) {
+	for {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(h) && h.less(l, m) {
+			m = l
+		}
+		if r < len(h) && h.less(r, m) {
+			m = r
+		}
+		if m == i {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // peek returns the next item, or nil; the pointer is valid until the queue changes.
@@ -74,21 +140,9 @@ func (w *World) pop() item {
 	top := h[0]
 	last := len(h) - 1
 	h[0] = h[last]
+	h[last] = item{} // let the collector have what it pointed to
 	h = h[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h.less(l, m) {
-			m = l
-		}
-		if r < len(h) && h.less(r, m) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		h[i], h[m] = h[m], h[i]
-		i = m
-	}
+	h.down(0)
 	w.queue = h
 	return top
 }

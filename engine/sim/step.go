@@ -108,7 +108,7 @@ func (w *World) live(it *item) bool {
 	case itemFence:
 		return !w.broker(it.broker).Alive() && w.fenceAt[it.broker] == it.due
 	case itemCoordTimer:
-		return w.broker(it.broker).CoordinatorTimerLive(it.txnID, it.due)
+		return w.broker(it.broker).CoordinatorTimerLive(it.txnID, it.ref)
 	case itemConnClosed:
 		if s := it.slot; s != nil {
 			return s.life == it.life && !s.removed
@@ -129,6 +129,7 @@ func (w *World) runPeriodic(limit int64) bool {
 		if next > limit {
 			return false
 		}
+		w.periodicRuns++
 		w.now = max(w.now, next)
 		did := false
 		env := w.benv
@@ -166,7 +167,7 @@ func (w *World) runPeriodic(limit int64) bool {
 // follower, an old transaction), so the first boundary at which it acts
 // can be computed: idle time costs nothing, however long (`advance 100y`).
 func (w *World) skipIdlePeriods(limit int64) {
-	if min(w.nextExpiry, w.nextISR, w.nextTxn) > limit || limit == noLimit {
+	if min(w.nextExpiry, w.nextISR, w.nextTxn) > limit || limit == noLimit || w.everyPeriod {
 		return
 	}
 	txnAt, isrAt, expiryAt := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
@@ -215,7 +216,7 @@ func (w *World) perform(it *item) bool {
 		w.fence(it.broker)
 		return true
 	case itemCoordTimer:
-		return w.broker(it.broker).OnCoordinatorTimer(it.txnID, w.benv)
+		return w.broker(it.broker).OnCoordinatorTimer(it.txnID, it.ref, w.benv)
 	case itemConnClosed:
 		return w.connClosed(it)
 	case itemFetch:

@@ -103,8 +103,8 @@ func (e brokerEnv) Request(from, to int, body msg.Body) int {
 	return e.w.connNo[connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}]
 }
 
-func (e brokerEnv) CoordinatorTimer(at int64, b int, id string) {
-	e.w.schedule(item{due: at, kind: itemCoordTimer, broker: b, txnID: id})
+func (e brokerEnv) CoordinatorTimer(at int64, b int, id string, gen int) {
+	e.w.schedule(item{due: at, kind: itemCoordTimer, broker: b, txnID: id, ref: gen})
 }
 
 // JoinTransaction routes a leader's (or group coordinator's) question to

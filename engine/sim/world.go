@@ -108,7 +108,6 @@ type World struct {
 	queue      itemHeap
 	seq        uint64
 	nextMsgID  int
-	requests   map[int]msg.ProduceRequest // every produce request sent, by message id
 	faults     []*armedFault
 	nextFault  int
 	fenceAt    map[int]int64
@@ -124,6 +123,11 @@ type World struct {
 	benv       *brokerEnv // the brokers' view of the world
 	conns      map[connKey]*connection
 	connNo     map[connPair]int // each pair's newest connection
+	// periodicRuns counts the periodic boundaries evaluated; everyPeriod
+	// evaluates every one (tests compare the two ways).
+	periodicRuns int
+	everyPeriod  bool
+	compactAt    int // queue length at which stale timers are dropped
 }
 
 // New creates a world with the default cluster.
@@ -141,9 +145,9 @@ func (w *World) reset(c ClusterConfig) {
 	w.parts = nil
 	w.producers = map[string]*producerSlot{}
 	w.prodOrder = nil
-	w.requests = map[int]msg.ProduceRequest{}
 	w.fenceAt = map[int]int64{}
 	w.conns, w.connNo = map[connKey]*connection{}, map[connPair]int{}
+	w.compactAt = compactSlack
 	w.check = newChecker()
 	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
 	w.tx = newTxnWorld()

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -118,6 +119,42 @@ func TestTracingDoesNotChangeBehaviour(t *testing.T) {
 		}
 		if a, b := traced.Snapshot().StateJSON(), quiet.Snapshot().StateJSON(); !bytes.Equal(a, b) {
 			t.Fatalf("%s: state differs with tracing off\n%s\n%s", path, a, b)
+		}
+	}
+}
+
+// Idle time is free: a century of advance evaluates a handful of periodic
+// boundaries, not one per ten seconds, and still expires the idle producer
+// and aborts the stale transaction on time.
+func TestAdvanceSkipsIdleBoundaries(t *testing.T) {
+	w := playScript(t, "producer p1\nsend p1 orders-0 1\nproducer t1 transactional=tx\nrun\nbegin t1\nsend t1 orders-1 1\nrun\nadvance 876000h\n")
+	if w.periodicRuns > 100 {
+		t.Errorf("%d periodic boundaries evaluated for 100 years", w.periodicRuns)
+	}
+	if count(w, "producer.expired") == 0 || count(w, "txn.timeout") != 1 {
+		t.Errorf("expired %d, timed out %d: the skipped boundaries skipped work", count(w, "producer.expired"), count(w, "txn.timeout"))
+	}
+}
+
+// Skipping idle boundaries changes nothing: random sessions with long
+// advances give the same trace whether every boundary is evaluated or not.
+func TestSkippingIdleBoundariesChangesNothing(t *testing.T) {
+	for seed := uint64(1); seed <= 60; seed++ {
+		cmds := randomSession(seed, 40)
+		run := func(every bool) string {
+			w := New(seed)
+			w.everyPeriod = every
+			var b strings.Builder
+			for _, c := range cmds {
+				evs, _ := w.Apply(c)
+				for _, e := range evs {
+					b.WriteString(e.Describe() + "\n")
+				}
+			}
+			return b.String()
+		}
+		if a, b := run(false), run(true); a != b {
+			t.Fatalf("seed %d: skipping idle boundaries changed the trace", seed)
 		}
 	}
 }

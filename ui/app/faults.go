@@ -36,17 +36,38 @@ func (m Model) faultFor(k tea.KeyMsg) (fault, bool) {
 		if prod == nil {
 			return needProducer(m.keys.LoseResponse)
 		}
-		return fault{m.keys.LoseResponse, "lose response " + prod.Name, responseTarget(snap, prod) + " will be lost: the broker acts, " + prod.Name + " never hears"}, true
+		return fault{m.keys.LoseResponse, "lose response " + prod.Name, responseTarget(snap, prod) +
+			" will be lost, and its connection breaks there: the broker acts, " + prod.Name + " hears nothing more on it until request.timeout.ms"}, true
 	case key.Matches(k, m.keys.LoseRequest):
 		if prod == nil {
 			return needProducer(m.keys.LoseRequest)
 		}
-		return fault{m.keys.LoseRequest, "lose request " + prod.Name, requestTarget(prod) + " will vanish before it reaches the broker"}, true
+		return fault{m.keys.LoseRequest, "lose request " + prod.Name, requestTarget(prod) +
+			" will vanish, and its connection breaks there: what follows on it is lost too, until request.timeout.ms"}, true
 	case key.Matches(k, m.keys.Delay):
 		if prod == nil {
 			return needProducer(m.keys.Delay)
 		}
-		return fault{m.keys.Delay, "delay request " + prod.Name, requestTarget(prod) + fmt.Sprintf(" will be held back %d ms so later ones overtake it", sim.DelayMs)}, true
+		return fault{m.keys.Delay, "delay request " + prod.Name, requestTarget(prod) +
+			fmt.Sprintf(" will be held back %d ms, and its connection with it: what is sent after it waits behind", sim.DelayMs)}, true
+	case key.Matches(k, m.keys.Reset):
+		if prod == nil {
+			return needProducer(m.keys.Reset)
+		}
+		if part == nil || part.Leader == 0 {
+			return fault{binding: m.keys.Reset, preview: "the partition in focus has no leader to be connected to"}, true
+		}
+		return fault{m.keys.Reset, fmt.Sprintf("reset connection %s %d", prod.Name, part.Leader),
+			fmt.Sprintf("%s's connection to broker %d (leader of %s) is reset: both ends learn at once, what is on it is gone, and %s retries on a new one", prod.Name, part.Leader, part.Name, prod.Name)}, true
+	case key.Matches(k, m.keys.Refuse):
+		if prod == nil {
+			return needProducer(m.keys.Refuse)
+		}
+		if part == nil {
+			return fault{binding: m.keys.Refuse, preview: "no partition in focus"}, true
+		}
+		return fault{m.keys.Refuse, fmt.Sprintf("fail request %s %s NOT_ENOUGH_REPLICAS", prod.Name, part.Name),
+			fmt.Sprintf("the leader of %s refuses %s's next batch there with NOT_ENOUGH_REPLICAS, before appending it; the batch behind it arrives with a gap", part.Name, prod.Name)}, true
 	case key.Matches(k, m.keys.RestartProducer):
 		if prod == nil {
 			return needProducer(m.keys.RestartProducer)

@@ -78,7 +78,7 @@ func (m Model) fullHelp() [][]key.Binding {
 		{k.Forward, k.Backward, k.Start, k.End, k.Autoplay, k.Faster, k.Slower},
 		{k.FocusNext, k.FocusPrev, k.Zoom, k.NextPartition, k.PrevPartition, k.NextProducer, k.NarrationDown, k.NarrationUp},
 		{k.FieldNext, k.FieldPrev, k.ByteNext, k.BytePrev, k.Up, k.Down, keymap.Relabel(k.Select, "travel / go to")},
-		{k.LoseResponse, k.LoseRequest, k.Delay, k.RestartProducer, k.Pause, k.RestartBroker, k.Failover, k.Advance, k.Confirm},
+		{k.LoseResponse, k.LoseRequest, k.Delay, k.Reset, k.Refuse, k.RestartProducer, k.Pause, k.RestartBroker, k.Failover, k.Advance, k.Confirm},
 		general,
 	}
 }

@@ -26,7 +26,7 @@ type KeyMap struct {
 	FieldNext, FieldPrev, ByteNext, BytePrev key.Binding
 
 	// Faults: each shows what it will act on, then waits for Confirm.
-	LoseResponse, LoseRequest, Delay, RestartProducer, Pause, RestartBroker, Failover, Advance key.Binding
+	LoseResponse, LoseRequest, Delay, Reset, Refuse, RestartProducer, Pause, RestartBroker, Failover, Advance key.Binding
 	Confirm, Cancel                                                                            key.Binding
 
 	// Lessons: answer a prediction; a challenge's next hint, its solution
@@ -79,6 +79,8 @@ func Default() KeyMap {
 		LoseResponse:    bind("a", "lose the ack", "a"),
 		LoseRequest:     bind("x", "lose the request", "x"),
 		Delay:           bind("d", "delay the request", "d"),
+		Reset:           bind("X", "reset the connection", "X"),
+		Refuse:          bind("r", "leader refuses the next batch", "r"),
 		RestartProducer: bind("R", "restart producer", "R"),
 		Pause:           bind("Z", "pause/resume producer", "Z"),
 		RestartBroker:   bind("B", "restart leader broker", "B"),
