@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 
@@ -16,6 +17,10 @@ func newInspectCommand(cfg *config) *cobra.Command {
 		Long: `inspect decodes Kafka segment files (NNNNNNNNNNNNNNNNNNNN.log): every field of
 each Record Batch v2 header, the stored and computed CRC, the flags, the
 producer id, epoch and sequences, and every record (markers included).
+
+Files are read as streams, one batch at a time, so memory stays at the
+largest batch (at most 64 MiB, compressed records decompress to at most
+64 MiB) whatever the size of the file; pipes work too.
 
 A truncated file or a corrupt batch is reported with its file position;
 everything readable is still printed and the exit status is 1.
@@ -44,37 +49,42 @@ Try it on the sample that ships with eoslab:
 	return cmd
 }
 
-// inspectFile prints one file and reports whether it was read without problems.
+// inputBuffer is the read-ahead of each file: large enough that most
+// batches take one read from the system, small next to the largest batch.
+const inputBuffer = 256 << 10
+
+// inspectFile prints one file as it is read and reports whether it was
+// read without problems.
 func inspectFile(cmd *cobra.Command, path string, asJSON, titled, spaced bool) bool {
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		fmt.Fprintf(errOut, "eoslab inspect: %v\n", err)
 		return false
 	}
-	batches, scanErr := inspect.Read(data)
-	if !asJSON {
+	defer f.Close()
+	in := bufio.NewReaderSize(f, inputBuffer)
+	var w inspect.BatchWriter
+	if asJSON {
+		w = inspect.NewJSONWriter(out, path)
+	} else {
 		if spaced {
 			fmt.Fprintln(out)
 		}
 		if titled {
 			fmt.Fprintf(out, "== %s\n", path)
 		}
+		w = inspect.NewTextWriter(out)
 	}
-	write := inspect.WriteText
-	if asJSON {
-		write = inspect.WriteJSON
-	}
-	if err := write(out, batches); err != nil {
+	clean := true
+	drained := func() bool { return in.Buffered() == 0 }
+	err = inspect.Copy(w, in, drained, func(p error) {
+		clean = false
+		fmt.Fprintf(errOut, "eoslab inspect: %s: %v\n", path, p)
+	})
+	if err != nil {
 		fmt.Fprintf(errOut, "eoslab inspect: %v\n", err)
 		return false
 	}
-	problems := inspect.Problems(batches)
-	if scanErr != nil {
-		problems = append(problems, scanErr)
-	}
-	for _, p := range problems {
-		fmt.Fprintf(errOut, "eoslab inspect: %s: %v\n", path, p)
-	}
-	return len(problems) == 0
+	return clean
 }

@@ -2,15 +2,19 @@ package inspect
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"flag"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/eoslab/eoslab/assets"
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -33,40 +37,37 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-func sample(t *testing.T) []Batch {
+const sampleName = "00000000000000000000.log"
+
+func sampleData(t testing.TB) []byte {
 	data, err := assets.FS.ReadFile(assets.SamplePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Read(data)
-	if err != nil || len(Problems(b)) != 0 {
-		t.Fatalf("sample: %v %v", err, Problems(b))
-	}
-	return b
+	return data
 }
 
 func TestTextGolden(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteText(&buf, sample(t)); err != nil {
-		t.Fatal(err)
+	text, problems := textOf(t, sampleData(t))
+	if len(problems) != 0 {
+		t.Fatal(problems)
 	}
-	golden(t, "sample.txt", buf.Bytes())
+	golden(t, "sample.txt", []byte(text))
 }
 
 func TestJSONGolden(t *testing.T) {
-	var buf bytes.Buffer
-	if err := WriteJSON(&buf, sample(t)); err != nil {
-		t.Fatal(err)
+	js, problems := jsonOf(t, sampleData(t), sampleName)
+	if len(problems) != 0 {
+		t.Fatal(problems)
 	}
-	golden(t, "sample.jsonl", buf.Bytes())
+	golden(t, "sample.jsonl", []byte(js))
 }
 
 // The JSON keys are a contract (docs/inspect.md): exactly these, in this order.
 func TestJSONKeys(t *testing.T) {
-	var buf bytes.Buffer
-	WriteJSON(&buf, sample(t))
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	batchKeys := "position base_offset last_offset batch_length partition_leader_epoch magic crc crc_valid attributes compression timestamp_type transactional control last_offset_delta base_timestamp max_timestamp producer_id producer_epoch base_sequence last_sequence records_count"
+	js, _ := jsonOf(t, sampleData(t), sampleName)
+	lines := strings.Split(strings.TrimSpace(js), "\n")
+	batchKeys := "file position base_offset last_offset batch_length partition_leader_epoch magic crc crc_valid attributes compression timestamp_type transactional control last_offset_delta base_timestamp max_timestamp producer_id producer_epoch base_sequence last_sequence records_count"
 	for i, line := range lines {
 		keys := orderedKeys(t, []byte(line))
 		want := batchKeys + " records"
@@ -77,6 +78,9 @@ func TestJSONKeys(t *testing.T) {
 		}
 		if keys != want {
 			t.Fatalf("line %d keys\n got %s\nwant %s", i, keys, want)
+		}
+		if m["file"] != sampleName {
+			t.Fatalf("line %d file %v", i, m["file"])
 		}
 	}
 	// The aborted transaction's value is not UTF-8: value_b64 instead of value.
@@ -110,8 +114,7 @@ func orderedKeys(t *testing.T, line []byte) string {
 // A corrupt batch is shown with its CRC marked invalid and reported with
 // its position; a truncated tail stops the scan after what was readable.
 func TestCorruptAndTruncated(t *testing.T) {
-	data, _ := assets.FS.ReadFile(assets.SamplePath)
-	bad := append([]byte(nil), data...)
+	bad := append([]byte(nil), sampleData(t)...)
 	bad[300] ^= 0xff
 	bad = bad[:700]
 	batches, scanErr := Read(bad)
@@ -125,30 +128,17 @@ func TestCorruptAndTruncated(t *testing.T) {
 	if scanErr == nil || scanErr.Error() != "at file position 645: truncated batch: need 78 bytes, have 55" {
 		t.Fatalf("scan error %v", scanErr)
 	}
-	var buf bytes.Buffer
-	WriteText(&buf, batches)
-	if !strings.Contains(buf.String(), "crc                   0x47559445 INVALID (computed 0x1a74f430)") {
-		t.Fatalf("text output does not flag the CRC:\n%s", buf.String())
+	text, streamed := textOf(t, bad)
+	if !strings.Contains(text, "crc                   0x47559445 INVALID (computed 0x1a74f430)") {
+		t.Fatalf("text output does not flag the CRC:\n%s", text)
 	}
-}
-
-func FuzzRead(f *testing.F) {
-	data, _ := assets.FS.ReadFile(assets.SamplePath)
-	f.Add(data)
-	f.Add(data[:100])
-	f.Fuzz(func(t *testing.T, in []byte) {
-		batches, _ := Read(in)
-		var buf bytes.Buffer
-		if err := WriteJSON(&buf, batches); err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
-			if len(line) > 0 && !json.Valid(line) {
-				t.Fatalf("invalid JSON line %s", line)
-			}
-		}
-		WriteText(&buf, batches)
-	})
+	if len(streamed) != 2 || streamed[0].Error() != probs[0].Error() || streamed[1].Error() != scanErr.Error() {
+		t.Fatalf("streamed problems %v", streamed)
+	}
+	js, _ := jsonOf(t, bad, "x.log")
+	if !strings.Contains(js, `"crc_valid":false,`) || !strings.Contains(js, `"error":"crc mismatch: stored 0x47559445, computed 0x1a74f430","records":[`) {
+		t.Fatalf("json does not carry the crc error:\n%s", js)
+	}
 }
 
 // In a LogAppendTime batch every record's timestamp is the batch's
@@ -156,35 +146,197 @@ func FuzzRead(f *testing.F) {
 // (DefaultRecordBatch's record iterator). The batch is built with kmsg, an
 // independent implementation, and its CRC computed as Kafka does.
 func TestLogAppendTimeRecordsReadMaxTimestamp(t *testing.T) {
-	const base, appendTime = 1_700_000_000_000, 1_700_000_009_999
-	rb := kmsg.RecordBatch{PartitionLeaderEpoch: 0, Magic: 2, Attributes: 0x08, LastOffsetDelta: 1,
-		FirstTimestamp: base, MaxTimestamp: appendTime, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 2}
-	var recs []byte
-	for i, delta := range []int64{0, 7} {
-		r := kmsg.Record{TimestampDelta64: delta, OffsetDelta: int32(i), Key: nil, Value: []byte{'v', byte('0' + i)}}
-		r.Length = int32(len(r.AppendTo(nil)) - 1)
-		recs = r.AppendTo(recs)
+	const appendTime = ts + 9_999
+	raw := kbatch(0, 0x08, -1, -1, -1, record.None, krec{value: []byte("v0")}, krec{value: []byte("v1")})
+	binary.BigEndian.PutUint64(raw[record.MaxTimestampOffset:], appendTime)
+	raw = withCRC(raw)
+	text, p1 := textOf(t, raw)
+	js, p2 := jsonOf(t, raw, "f")
+	if len(p1)+len(p2) != 0 {
+		t.Fatal(p1, p2)
 	}
-	rb.Records = recs
-	raw := rb.AppendTo(nil)
-	rb.Length = int32(len(raw) - 12)
-	raw = rb.AppendTo(nil)
-	rb.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
-	raw = rb.AppendTo(nil)
-
-	batches, err := Read(raw)
-	if err != nil || len(batches) != 1 || !batches[0].CRCValid {
-		t.Fatalf("read: %v, %d batches", err, len(batches))
-	}
-	var text, js bytes.Buffer
-	WriteText(&text, batches)
-	WriteJSON(&js, batches)
 	for _, want := range []string{"offset 0  timestamp 1700000009999", "offset 1  timestamp 1700000009999"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, text.String())
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
 		}
 	}
-	if strings.Count(js.String(), `"timestamp":1700000009999`) != 2 || strings.Contains(js.String(), `"timestamp":1700000000007`) {
-		t.Errorf("json record timestamps are not the append time:\n%s", js.String())
+	if strings.Count(js, `"timestamp":1700000009999`) != 2 || strings.Contains(js, `"timestamp":1700000000010`) {
+		t.Errorf("json record timestamps are not the append time:\n%s", js)
 	}
+}
+
+// Codec bits 5-7 name no codec: the batch is reported with Kafka's
+// exception, in text, in JSON and as a problem, instead of showing no
+// records and no error.
+func TestUnknownCompressionIsAnError(t *testing.T) {
+	for _, id := range []record.Compression{5, 6, 7} {
+		raw := kbatch(0, 0, -1, -1, -1, id, krec{key: []byte("k"), value: []byte("v")})
+		want := "Unknown compression type id: " + string('0'+rune(id))
+		js, problems := jsonOf(t, raw, "f.log")
+		if len(problems) != 1 || !strings.Contains(problems[0].Error(), "at file position 0: "+want) {
+			t.Fatalf("codec %d: problems %v", id, problems)
+		}
+		var ue *record.UnknownCompressionError
+		if !errors.As(problems[0], &ue) || ue.ID != id {
+			t.Fatalf("codec %d: %#v", id, problems[0])
+		}
+		var line map[string]any
+		if err := json.Unmarshal([]byte(js), &line); err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := line["error"].(string); !strings.HasPrefix(e, want) || !strings.Contains(e, "IllegalArgumentException") || line["crc_valid"] != true {
+			t.Fatalf("codec %d: json %s", id, js)
+		}
+		text, _ := textOf(t, raw)
+		if !strings.Contains(text, "  error: "+want) {
+			t.Fatalf("codec %d: text\n%s", id, text)
+		}
+	}
+}
+
+// A control batch is one control record (Kafka writes nothing else and
+// reads only the first): more records, or a record that is no control
+// record, is a problem; no record at all is what the log cleaner leaves.
+func TestControlBatchIsOneControlRecord(t *testing.T) {
+	ordinary := func(k string) krec { return krec{key: []byte(k), value: []byte("v")} }
+	commitKey, commitValue := []byte{0, 0, 0, 1}, []byte{0, 0, 0, 0, 0, 3}
+	cases := []struct {
+		name string
+		raw  []byte
+		want string // "" for no problem
+	}{
+		{"a commit marker", kmarker(0, 7, 1, record.ControlCommit, 3), ""},
+		{"an abort marker", kmarker(0, 7, 1, record.ControlAbort, 3), ""},
+		{"three ordinary records", kbatch(0, 0x30, 7, 1, -1, record.None, ordinary("a"), ordinary("b"), ordinary("c")), "control batch holds 3 records"},
+		{"a marker and one more", kbatch(0, 0x30, 7, 1, -1, record.None, krec{key: commitKey, value: commitValue}, krec{key: commitKey, value: commitValue}), "control batch holds 2 records"},
+		{"one ordinary record", kbatch(0, 0x30, 7, 1, -1, record.None, ordinary("a")), "invalid control record (InvalidRecordException"},
+		{"a short marker value", kbatch(0, 0x30, 7, 1, -1, record.None, krec{key: commitKey, value: []byte{0, 0}}), "end transaction marker value has 2 bytes"},
+		{"emptied by the cleaner", kbatch(0, 0x30, 7, 1, -1, record.None), ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			js, problems := jsonOf(t, c.raw, "f.log")
+			text, _ := textOf(t, c.raw)
+			if c.want == "" {
+				if len(problems) != 0 || strings.Contains(js, `"error"`) || strings.Contains(text, "error:") {
+					t.Fatalf("problems %v\n%s%s", problems, js, text)
+				}
+				return
+			}
+			if len(problems) != 1 || !strings.Contains(problems[0].Error(), c.want) {
+				t.Fatalf("problems %v, want %q", problems, c.want)
+			}
+			var line struct{ Error string }
+			if err := json.Unmarshal([]byte(js), &line); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(line.Error, c.want) || !strings.Contains(text, "  error: "+line.Error+"\n") {
+				t.Fatalf("not reported in the output:\n%s%s", js, text)
+			}
+		})
+	}
+}
+
+// Writing JSON by hand keeps encoding/json's representation: every line is
+// what the encoding/json implementation it replaced writes, for the sample
+// and for keys, values and headers of every awkward kind.
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	odd := [][]byte{
+		nil, {}, []byte("plain"), []byte(`"quoted" \ back`), []byte("<html> & </html>"),
+		[]byte("tab\tnl\ncr\rbs\bff\fnul\x00esc\x1bdel\x7f"), []byte("line\u2028para\u2029"),
+		[]byte("héllo wörld ✓ 🦀"), {0xff, 0xfe, 'a'}, []byte("\xe2\x80"), bytes.Repeat([]byte("é<"), 50_000),
+	}
+	var recs []krec
+	for i, b := range odd {
+		recs = append(recs, krec{key: b, value: odd[len(odd)-1-i], headers: []kmsg.Header{{Key: string(b), Value: b}, {Key: "n", Value: nil}}})
+	}
+	seg := cat(sampleData(t), kbatch(14, 0, 1, 0, 0, record.None, recs...), kbatch(25, 0, 1, 0, 11, record.Zstd, recs...))
+	checkAgainstReference(t, seg, "dir/\xffodd \"name\".log")
+}
+
+func checkAgainstReference(t *testing.T, seg []byte, file string) {
+	t.Helper()
+	js, _ := jsonOf(t, seg, file)
+	batches, _ := Read(seg)
+	lines := strings.SplitAfter(js, "\n")
+	if len(lines) != len(batches)+1 || lines[len(batches)] != "" {
+		t.Fatalf("%d lines for %d batches", len(lines)-1, len(batches))
+	}
+	for i := range batches {
+		want, err := json.Marshal(referenceJSON(&batches[i], file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lines[i]; got != string(want)+"\n" {
+			t.Fatalf("batch %d:\n got %.2000s\nwant %.2000s", i, got, want)
+		}
+	}
+}
+
+// referenceJSON is the encoding/json implementation the hand-written one
+// replaced, with the file and error keys added.
+func referenceJSON(b *Batch, file string) object {
+	h := &b.Header
+	o := object{
+		{"file", file},
+		{"position", b.Position}, {"base_offset", h.BaseOffset}, {"last_offset", h.LastOffset()},
+		{"batch_length", h.BatchLength}, {"partition_leader_epoch", h.PartitionLeaderEpoch}, {"magic", h.Magic},
+		{"crc", h.CRC}, {"crc_valid", b.CRCValid}, {"attributes", h.Attributes},
+		{"compression", h.Attributes.Compression().String()}, {"timestamp_type", h.Attributes.TimestampType()},
+		{"transactional", h.Attributes.Transactional()}, {"control", h.Attributes.Control()},
+		{"last_offset_delta", h.LastOffsetDelta}, {"base_timestamp", h.BaseTimestamp}, {"max_timestamp", h.MaxTimestamp},
+		{"producer_id", h.ProducerID}, {"producer_epoch", h.ProducerEpoch}, {"base_sequence", h.BaseSequence},
+		{"last_sequence", h.LastSequence()}, {"records_count", h.RecordsCount},
+	}
+	if b.Marker != nil {
+		o = append(o, field{"control_type", b.Marker.Type.String()}, field{"coordinator_epoch", b.Marker.CoordinatorEpoch})
+	}
+	if p := b.Problem(); p != nil {
+		o = append(o, field{"error", errors.Unwrap(p).Error()})
+	}
+	recs := make([]object, 0, len(b.Records))
+	for _, r := range b.Records {
+		ro := object{{"offset", h.BaseOffset + int64(r.OffsetDelta)}, {"timestamp", h.RecordTimestamp(r.TimestampDelta)}}
+		ro = appendBytes(ro, "key", r.Key)
+		ro = appendBytes(ro, "value", r.Value)
+		headers := make([]object, 0, len(r.Headers))
+		for _, hd := range r.Headers {
+			headers = append(headers, appendBytes(object{{"key", hd.Key}}, "value", hd.Value))
+		}
+		recs = append(recs, append(ro, field{"headers", headers}))
+	}
+	return append(o, field{"records", recs})
+}
+
+func appendBytes(o object, name string, b []byte) object {
+	switch {
+	case b == nil:
+		return append(o, field{name, nil})
+	case utf8.Valid(b):
+		return append(o, field{name, string(b)})
+	}
+	return append(o, field{name + "_b64", base64.StdEncoding.EncodeToString(b)})
+}
+
+type field struct {
+	key   string
+	value any
+}
+
+type object []field
+
+func (o object) MarshalJSON() ([]byte, error) {
+	buf := []byte{'{'}
+	for i, f := range o {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		k, _ := json.Marshal(f.key)
+		v, err := json.Marshal(f.value)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(append(buf, k...), ':'), v...)
+	}
+	return append(buf, '}'), nil
 }
