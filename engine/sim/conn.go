@@ -91,7 +91,9 @@ type connection struct {
 	// still writes to it, and what it writes is lost; after, it opens the next.
 	openerKnows bool
 	due         [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
-	wire        int      // messages on the wire
+	wire        int      // messages on the wire (or arrived and waiting to be read)
+	busy        int      // the request the broker is handling and has not answered yet
+	inbox       []*flight
 }
 
 // direction of a message on its connection.
@@ -139,6 +141,7 @@ func (w *World) closeConn(c *connection, kind closeKind, why string) {
 	}
 	c.closed = kind
 	c.openerKnows = kind == closedByOpener
+	w.dropInbox(c)
 	if w.tracing() {
 		w.emit(trace.New("connection.close", fmt.Sprintf("the connection %s closes: %s", c.key, why)).
 			With("connection", trace.Str(c.key.String())).With("opener", trace.Str(c.key.opener.String())).
@@ -162,6 +165,38 @@ func (w *World) closeConn(c *connection, kind closeKind, why string) {
 
 func (k closeKind) String() string {
 	return [...]string{"open", "closed by its opener", "closed by the broker", "reset", "refused"}[k]
+}
+
+// read is the broker answering request id on c: it reads the next
+// request waiting there, if any.
+func (w *World) read(c *connection, id int) {
+	if c.busy != id {
+		return
+	}
+	c.busy = 0
+	if len(c.inbox) > 0 {
+		f := c.inbox[0]
+		c.inbox[0] = nil
+		c.inbox = c.inbox[1:]
+		f.due = w.now
+		w.schedule(item{due: w.now, kind: itemDeliver, flight: f})
+	}
+}
+
+// dropInbox loses the requests a closing connection still held unread.
+func (w *World) dropInbox(c *connection) {
+	for _, f := range c.inbox {
+		c.wire--
+		if w.tracing() {
+			m := &f.m
+			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: its connection closed before broker %d read it (%s)",
+				m.Body.Name(), m.ID, m.From, m.To, c.key.broker, summarize(m))).
+				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+				With("response", trace.Bool(false)).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
+				With("connection", trace.Str(c.key.String())).With("reason", trace.Str("unread when the connection closed")))
+		}
+	}
+	c.inbox = nil
 }
 
 // maybeForget drops a closed connection once nothing travels on it and

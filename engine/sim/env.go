@@ -161,6 +161,9 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	var c *connection
 	if resp {
 		c = w.conns[connKey{pair, conn}]
+		if c != nil {
+			defer w.read(c, replyTo)
+		}
 		if c == nil || c.closed != connOpen {
 			if w.tracing() {
 				w.emit(trace.New("message.drop", fmt.Sprintf("%s cannot send %s #%d to %s: that connection is closed, so the answer goes nowhere", from, body.Name(), id, to)).

@@ -122,6 +122,27 @@ func TestTCPConnections(t *testing.T) {
 			}
 		},
 	}, {
+		// Kafka's broker reads a connection's next request only after it has
+		// answered the previous one (SocketServer mutes the channel), so with
+		// acks=all the second batch is appended after the first is
+		// replicated and answered.
+		name: "SocketServer/one request per connection at a time",
+		src:  "producer p1\nsend p1 orders-0 1\nsend p1 orders-0 1\nrun\n",
+		check: func(t *testing.T, w *World) {
+			answered, second := -1, -1
+			for i, e := range w.Trace() {
+				switch {
+				case e.Kind == "message.send" && e.Str("api") == "Produce" && e.Bool("response") && answered < 0:
+					answered = i
+				case e.Kind == "produce.decision" && e.Int("base_sequence") == 1:
+					second = i
+				}
+			}
+			if answered < 0 || second < answered {
+				t.Errorf("the second batch was decided (event %d) before the first was answered (event %d)", second, answered)
+			}
+		},
+	}, {
 		// A reset reaches both ends at once: the producer fails what it had
 		// in flight right away, without waiting for request.timeout.ms.
 		name: "NetworkClient/reset fails in-flight requests at once",

@@ -233,9 +233,16 @@ func (w *World) deliver(it *item) bool {
 	f := it.flight
 	m := &f.m
 	c := f.cn
+	lost, why := f.lost, f.lostWhy
+	if !lost && f.dir == toBroker && c.closed == connOpen && c.busy != 0 {
+		// The broker reads a connection's next request only once it has
+		// answered the one before (Kafka mutes the channel meanwhile): this
+		// one waits in the socket buffer.
+		c.inbox = append(c.inbox, f)
+		return false
+	}
 	c.wire--
 	defer w.maybeForget(c)
-	lost, why := f.lost, f.lostWhy
 	if !lost {
 		switch {
 		case c.closed == closedReset:
@@ -257,10 +264,22 @@ func (w *World) deliver(it *item) bool {
 		}
 		return true
 	}
+	if f.dir == toBroker && expectsAnswer(m.Body) {
+		c.busy = m.ID
+	}
 	if m.To.Broker > 0 {
 		return w.deliverToBroker(f)
 	}
 	return w.deliverToClient(f)
+}
+
+// expectsAnswer reports whether a broker answers the request: all do but
+// an acks=0 produce (for which Kafka unmutes the channel at once).
+func expectsAnswer(body msg.Body) bool {
+	if p, ok := body.(msg.ProduceRequest); ok {
+		return p.Acks != 0
+	}
+	return true
 }
 
 func (w *World) deliveredEvent(f *flight, note string) trace.Event {

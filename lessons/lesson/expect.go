@@ -41,22 +41,26 @@ func ParseExpect(s string) (Expect, error) {
 	e := Expect{Text: s}
 	fields := strings.Fields(s)
 	if len(fields) < 3 {
-		return e, fmt.Errorf("%q: expected PATH OP VALUE, e.g. partitions.orders-0.lso == 3", s)
+		return e, fmt.Errorf("%s: expected PATH OP VALUE, e.g. partitions.orders-0.lso == 3", script.Quote(s))
 	}
 	e.Path = strings.Split(fields[0], ".")
 	for _, seg := range e.Path {
 		if seg == "" {
-			return e, fmt.Errorf("%q: empty part in path %q", s, fields[0])
+			return e, fmt.Errorf("%s: empty part in path %s", script.Quote(s), script.Quote(fields[0]))
 		}
 	}
 	e.Op = fields[1]
 	if !slices.Contains(ops, e.Op) {
-		return e, fmt.Errorf("%q: unknown operator %q (operators: %s)", s, e.Op, strings.Join(ops, " "))
+		return e, fmt.Errorf("%s: unknown operator %s (operators: %s)", script.Quote(s), script.Quote(e.Op), strings.Join(ops, " "))
 	}
-	rest := strings.TrimSpace(s[strings.Index(s, fields[1])+len(fields[1]):])
+	// The value follows the operator, which follows the path: an
+	// operator's spelling inside the path (a consumer called "contains")
+	// must not be taken for it.
+	afterPath := strings.Index(s, fields[0]) + len(fields[0])
+	rest := strings.TrimSpace(s[afterPath+strings.Index(s[afterPath:], fields[1])+len(fields[1]):])
 	v, err := parseValue(rest)
 	if err != nil {
-		return e, fmt.Errorf("%q: %v", s, err)
+		return e, fmt.Errorf("%s: %v", script.Quote(s), err)
 	}
 	e.Value = v
 	if err := checkPath(e.Path); err != nil {
@@ -69,7 +73,7 @@ func parseValue(s string) (any, error) {
 	switch {
 	case strings.HasPrefix(s, "["):
 		if !strings.HasSuffix(s, "]") {
-			return nil, fmt.Errorf("list %s is not closed by ]", s)
+			return nil, fmt.Errorf("list %s is not closed by ]", script.Quote(s))
 		}
 		out := []any{}
 		for _, f := range strings.FieldsFunc(s[1:len(s)-1], func(r rune) bool { return r == ',' || r == ' ' }) {
@@ -83,7 +87,7 @@ func parseValue(s string) (any, error) {
 	case strings.HasPrefix(s, `"`):
 		u, err := strconv.Unquote(s)
 		if err != nil {
-			return nil, fmt.Errorf("bad quoted string %s", s)
+			return nil, fmt.Errorf("bad quoted string %s", script.Quote(s))
 		}
 		return u, nil
 	case s == "true" || s == "false":
@@ -95,7 +99,7 @@ func parseValue(s string) (any, error) {
 		return f, nil
 	}
 	if strings.ContainsAny(s, " \t") {
-		return nil, fmt.Errorf("value %q has spaces: quote it", s)
+		return nil, fmt.Errorf("value %s has spaces: quote it", script.Quote(s))
 	}
 	return s, nil
 }
@@ -116,7 +120,7 @@ var roots = []string{"step", "time_ms", "producers", "partitions", "transactions
 func checkPath(path []string) error {
 	root := path[0]
 	if !slices.Contains(roots, root) {
-		return fmt.Errorf("unknown path %q%s (roots: %s)", strings.Join(path, "."), suggest(root, roots), strings.Join(roots, ", "))
+		return fmt.Errorf("unknown path %s%s (roots: %s)", script.Quote(strings.Join(path, ".")), suggest(root, roots), strings.Join(roots, ", "))
 	}
 	switch root {
 	case "step", "time_ms":
@@ -132,7 +136,7 @@ func checkPath(path []string) error {
 			return fmt.Errorf("decision needs one field, e.g. decision.outcome")
 		}
 		if !slices.Contains(fields["decision"], path[1]) {
-			return fmt.Errorf("decision has no field %q%s", path[1], suggest(path[1], fields["decision"]))
+			return fmt.Errorf("decision has no field %s%s", script.Quote(path[1]), suggest(path[1], fields["decision"]))
 		}
 	case "effects", "anomalies":
 		if len(path) > 2 {
@@ -146,7 +150,7 @@ func checkPath(path []string) error {
 			return fmt.Errorf("%s needs a name and a field, e.g. %s.NAME.%s", root, root, fields[root][1])
 		}
 		if !slices.Contains(fields[root], path[2]) {
-			return fmt.Errorf("%s have no field %q%s", root, path[2], suggest(path[2], fields[root]))
+			return fmt.Errorf("%s have no field %s%s", root, script.Quote(path[2]), suggest(path[2], fields[root]))
 		}
 	}
 	return nil
@@ -288,19 +292,19 @@ func walk(cur any, path []string, at string) (any, error) {
 				}
 			}
 			if !found {
-				return nil, fmt.Errorf("%s has no %q (yet)", at, seg)
+				return nil, fmt.Errorf("%s has no %s (yet)", at, script.Quote(seg))
 			}
 		case map[string]any:
 			x, ok := c[seg]
 			if !ok {
 				if i > 0 && (path[i-1] == "positions" || path[i-1] == "committed") {
-					return nil, fmt.Errorf("%s has no %q", at, seg)
+					return nil, fmt.Errorf("%s has no %s", at, script.Quote(seg))
 				}
-				return nil, fmt.Errorf("%s has no field %q", at, seg)
+				return nil, fmt.Errorf("%s has no field %s", at, script.Quote(seg))
 			}
 			cur = x
 		default:
-			return nil, fmt.Errorf("%s is a value: no %q below it", at, seg)
+			return nil, fmt.Errorf("%s is a value: no %s below it", at, script.Quote(seg))
 		}
 		at += "." + seg
 	}
@@ -444,7 +448,7 @@ func (p *parser) checkActors(l *Lesson) {
 				tps = append(tps, fmt.Sprintf("%s-%d", a.topic, i))
 			}
 			if !slices.Contains(tps, name) {
-				p.errf(e.Line, "expect %q: no partition %q in this lesson's cluster%s", e.Text, name, suggest(name, tps))
+				p.errf(e.Line, "expect %s: no partition %s in this lesson's cluster%s", script.Quote(e.Text), script.Quote(name), suggest(name, tps))
 			}
 			return
 		default:
@@ -456,7 +460,7 @@ func (p *parser) checkActors(l *Lesson) {
 				names = append(names, n)
 			}
 			slices.Sort(names)
-			p.errf(e.Line, "expect %q: no %s %q is created in this lesson%s", e.Text, what, name, suggest(name, names))
+			p.errf(e.Line, "expect %s: no %s %s is created in this lesson%s", script.Quote(e.Text), what, script.Quote(name), suggest(name, names))
 		}
 	}
 	for _, st := range l.Steps {

@@ -1,6 +1,7 @@
 package lesson
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -99,14 +100,35 @@ func (es Errors) Error() string {
 }
 
 type parser struct {
-	file  string
-	lines []string
-	errs  Errors
+	file    string
+	lines   []string
+	errs    Errors
+	dropped int // problems past maxErrors, counted but not kept
 }
 
+// maxErrors is how many problems a file reports. A broken 16 MiB file
+// can have a million; past a hundred nobody reads them, and each one
+// may cost a search for a suggestion.
+const maxErrors = 100
+
 func (p *parser) errf(line int, format string, a ...any) {
-	p.errs = append(p.errs, &Error{p.file, line, fmt.Sprintf(format, a...)})
+	if p.full() {
+		p.dropped++
+		return
+	}
+	p.add(line, fmt.Sprintf(format, a...))
 }
+
+func (p *parser) add(line int, msg string) {
+	if p.full() {
+		p.dropped++
+		return
+	}
+	p.errs = append(p.errs, &Error{p.file, line, msg})
+}
+
+// full reports whether the file has all the problems it will report.
+func (p *parser) full() bool { return len(p.errs) >= maxErrors }
 
 // Parse reads a lesson file. The error, if any, is an Errors listing every
 // problem with its line.
@@ -134,10 +156,10 @@ func Parse(file string, src []byte) (*Lesson, error) {
 			continue
 		case strings.HasPrefix(strings.TrimSpace(line), "```"):
 			end := p.fenceEnd(i)
-			info := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "`"))
+			info := p.blockName(i+1, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "`")))
 			body := p.lines[i+1 : end]
 			if st == nil {
-				if isLessonBlock(info) {
+				if info != "" {
 					p.errf(i+1, "a ```%s block must be inside a step (start one with \"## Title\")", info)
 				} else {
 					intro = append(intro, p.lines[i:min(end+1, len(p.lines))]...)
@@ -159,14 +181,54 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	l.Intro = strings.TrimSpace(strings.Join(intro, "\n"))
 	p.finish(l)
 	slices.SortStableFunc(p.errs, func(a, b *Error) int { return a.Line - b.Line })
+	if p.dropped > 0 {
+		last := p.errs[len(p.errs)-1].Line
+		p.errs = append(p.errs, &Error{p.file, last, fmt.Sprintf("too many problems: %d more not shown", p.dropped)})
+	}
 	if len(p.errs) > 0 {
 		return nil, p.errs
 	}
 	return l, nil
 }
 
-func isLessonBlock(info string) bool {
-	return slices.Contains([]string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution"}, info)
+// blockNames are the lesson's own blocks.
+var blockNames = []string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution"}
+
+// narrationLanguages are languages a code block of the narration may be
+// tagged with that are as near a block's name as a typo is (go and
+// goal, ts and eos, ex and expect): they stay narration. The common
+// languages far from every block name need no entry.
+var narrationLanguages = []string{
+	"go", "toml", "ini", "css", "js", "ts", "rs", "h", "r", "log", "dot", "cs", "ex", "erl", "hs", "env",
+	"text", "txt", "sh", "bash", "shell", "console", "json", "yaml", "yml", "markdown", "md", "diff", "java", "python", "sql",
+}
+
+// blockName reads the info string of a fence on line line: the lesson
+// block it opens, or "" for a code block of the narration. A word near
+// a block's name is a typo, not a language — ```expectt would make the
+// checks narration and the lesson would pass without them — so it is an
+// error naming the block meant; so is anything after a block's name.
+func (p *parser) blockName(line int, info string) string {
+	word, rest, _ := strings.Cut(info, " ")
+	rest = strings.TrimSpace(rest)
+	lower := strings.ToLower(word)
+	switch {
+	case slices.Contains(blockNames, word):
+		if rest != "" {
+			p.errf(line, "```%s takes nothing after its name, got %s", word, script.Quote(rest))
+		}
+		return word
+	case word == "" || slices.Contains(narrationLanguages, lower):
+		return ""
+	case slices.Contains(blockNames, lower):
+		p.errf(line, "unknown block %s, did you mean ```%s? (block names are lower case)", script.Quote(word), lower)
+	default:
+		if s := script.Suggest(lower, blockNames); s != "" {
+			p.errf(line, "unknown block %s, did you mean ```%s? (blocks: %s; a code block of the narration takes a language, e.g. ```text)",
+				script.Quote(word), s, strings.Join(blockNames, ", "))
+		}
+	}
+	return ""
 }
 
 // frontMatter reads the "---" block and returns the next line index.
@@ -192,18 +254,18 @@ func (p *parser) frontMatter(l *Lesson) int {
 		key, val, ok := strings.Cut(line, ":")
 		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
 		if !ok {
-			p.errf(i+1, "front matter: expected key: value, got %q", line)
+			p.errf(i+1, "front matter: expected key: value, got %s", script.Quote(line))
 			continue
 		}
 		if seen[key] {
-			p.errf(i+1, "front matter: %s given twice", key)
+			p.errf(i+1, "front matter: %s given twice", script.Quote(key))
 		}
 		seen[key] = true
 		switch key {
 		case "chapter":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < 1 {
-				p.errf(i+1, "chapter must be a positive number, got %q", val)
+				p.errf(i+1, "chapter must be a positive number, got %s", script.Quote(val))
 			}
 			l.Number = n
 		case "title":
@@ -213,7 +275,7 @@ func (p *parser) frontMatter(l *Lesson) int {
 		case "panels":
 			l.Panels = p.panels(i+1, val)
 		default:
-			p.errf(i+1, "front matter: unknown key %q%s", key, suggest(key, []string{"chapter", "title", "summary", "panels"}))
+			p.errf(i+1, "front matter: unknown key %s%s", script.Quote(key), suggest(key, []string{"chapter", "title", "summary", "panels"}))
 		}
 	}
 	if i >= len(p.lines) {
@@ -267,7 +329,7 @@ func (p *parser) panels(line int, val string) []Panel {
 	}
 	for _, f := range strings.FieldsFunc(val, func(r rune) bool { return r == ',' || r == ' ' || r == '[' || r == ']' }) {
 		if !slices.Contains(names, f) {
-			p.errf(line, "unknown panel %q%s (panels: %s)", f, suggest(f, names), strings.Join(names, ", "))
+			p.errf(line, "unknown panel %s%s (panels: %s)", script.Quote(f), suggest(f, names), strings.Join(names, ", "))
 			continue
 		}
 		out = append(out, Panel(f))
@@ -330,37 +392,23 @@ func (p *parser) challenge(st *Step) *ChallengeSpec {
 	return st.Challenge
 }
 
-// commands parses an eos block; its lines keep their numbers in the file.
+// commands parses a block of commands opened by the fence on line line:
+// its first command is on the next line. ParseAt numbers the lines as
+// the file does, so the cost is the block's, wherever it is in the file.
 func (p *parser) commands(line int, body []string) []script.Command {
-	src := strings.Repeat("\n", line) + strings.Join(body, "\n")
-	cmds, err := script.Parse(p.file, []byte(src))
+	cmds, err := script.ParseAt(p.file, line+1, []byte(strings.Join(body, "\n")))
 	if err != nil {
-		for _, e := range strings.Split(err.Error(), "\n") {
-			n, msg := splitPos(e, p.file)
-			if n == 0 {
-				n = line
-			}
-			p.errs = append(p.errs, &Error{p.file, n, msg})
+		var list script.ErrorList
+		if !errors.As(err, &list) {
+			p.errf(line, "%v", err)
+			return nil
+		}
+		for _, e := range list {
+			p.add(e.Pos.Line, e.Msg)
 		}
 		return nil
 	}
 	return cmds
-}
-
-// splitPos takes "file:line:col: msg" apart.
-func splitPos(e, file string) (int, string) {
-	rest, ok := strings.CutPrefix(e, file+":")
-	if !ok {
-		return 0, e
-	}
-	ln, rest, _ := strings.Cut(rest, ":")
-	n, _ := strconv.Atoi(ln)
-	if col, after, ok := strings.Cut(rest, ":"); ok {
-		if _, err := strconv.Atoi(col); err == nil {
-			rest = after
-		}
-	}
-	return n, strings.TrimSpace(rest)
 }
 
 func (p *parser) expects(line int, body []string) []Expect {
@@ -413,14 +461,14 @@ func (p *parser) prediction(line int, body []string, prev *Prediction) *Predicti
 		case strings.HasPrefix(t, "- "):
 			choice, cond, ok := strings.Cut(t[2:], "=>")
 			if !ok {
-				p.errf(n, `predict: a choice is "- text => predicate", got %q`, t)
+				p.errf(n, `predict: a choice is "- text => predicate", got %s`, script.Quote(t))
 				continue
 			}
 			if when, ok := p.conditions(n, cond); ok {
 				pr.Choices = append(pr.Choices, Choice{Line: n, Text: strings.TrimSpace(choice), When: when})
 			}
 		default:
-			p.errf(n, `predict: expected "? question" or "- choice => predicate", got %q`, t)
+			p.errf(n, `predict: expected "? question" or "- choice => predicate", got %s`, script.Quote(t))
 		}
 	}
 	pr.Question = strings.Join(q, " ")
@@ -441,7 +489,7 @@ func (p *parser) goal(n int, text string) (Goal, bool) {
 	t = strings.TrimPrefix(t, "- ")
 	label, cond, ok := strings.Cut(t, "=>")
 	if !ok {
-		p.errf(n, `goal: an item is "text => predicate", got %q`, t)
+		p.errf(n, `goal: an item is "text => predicate", got %s`, script.Quote(t))
 		return Goal{}, false
 	}
 	when, ok := p.conditions(n, cond)

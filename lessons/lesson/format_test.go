@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/eoslab/eoslab/engine/script"
 )
 
 const head = "---\nchapter: 3\ntitle: T\nsummary: S\n---\n"
@@ -32,6 +34,23 @@ func TestParseErrors(t *testing.T) {
 		{head + "## S\n```predict\n? Q\n- a decision.outcome == append\n```\n", `l.md:9: predict: a choice is "- text => predicate"`},
 		{head + "## S\n```goal\n- x => step >= 1\n```\n", "l.md:6: challenge: no ```solution block"},
 		{head + "```eos\nrun\n```\n## S\n", "l.md:6: a ```eos block must be inside a step"},
+		// A mistyped block would become narration and its checks would
+		// never run: it is an error with the block meant.
+		{head + "## S\n```eos\nproducer p1\n```\n```expectt\nproducers.p1.producer_id == 9\n```\n", "l.md:10: unknown block \"expectt\", did you mean ```expect?"},
+		{head + "## S\n```Expect\nstep == 1\n```\n", "l.md:7: unknown block \"Expect\", did you mean ```expect? (block names are lower case)"},
+		{head + "## S\n```EOS\nrun\n```\n", "l.md:7: unknown block \"EOS\", did you mean ```eos?"},
+		{head + "## S\n```hints\nLook.\n```\n", "l.md:7: unknown block \"hints\", did you mean ```hint?"},
+		{head + "## S\n```predcit\n? Q\n```\n", "l.md:7: unknown block \"predcit\", did you mean ```predict?"},
+		{head + "## S\n```solutoin\nrun\n```\n", "l.md:7: unknown block \"solutoin\", did you mean ```solution?"},
+		{head + "## S\n```reveall\nrun\n```\n", "l.md:7: unknown block \"reveall\", did you mean ```reveal?"},
+		{head + "## S\n```gaol\n- x => step >= 1\n```\n", "l.md:7: unknown block \"gaol\", did you mean ```goal?"},
+		{head + "## S\n```eso\nrun\n```\n", "l.md:7: unknown block \"eso\", did you mean ```eos?"},
+		{head + "```expct\nstep == 1\n```\n## S\n", "l.md:6: unknown block \"expct\", did you mean ```expect?"},
+		{head + "## S\n```expect after the commit\nstep == 1\n```\n", "l.md:7: ```expect takes nothing after its name, got \"after the commit\""},
+		// What a file's errors echo of it is bounded and printable.
+		{head + "## S\n```predict\n" + strings.Repeat("x", 1<<20) + "\n```\n", `l.md:8: predict: expected "? question" or "- choice => predicate", got "` + strings.Repeat("x", script.MaxQuoted) + `"…`},
+		{"---\nchapter: 1\ntitle: T\nsummary: S\n\x1b[2J\n---\n## S\n", `l.md:5: front matter: expected key: value, got "\x1b[2J"`},
+		{head + "## S\n```expect\nproducers.\xff.producer_id == 1\n```\n", `l.md:8: expect "producers.\xff.producer_id == 1": no producer "\xff"`},
 	}
 	for _, c := range cases {
 		l, err := Parse("l.md", []byte(c.src))
