@@ -123,3 +123,24 @@ func TestPredictionMarkedByEngine(t *testing.T) {
 		t.Fatalf("a plain producer passed the idempotent lesson's checks")
 	}
 }
+
+// The operator is looked for after the path: a name that spells an
+// operator ("contains") is part of the path.
+func TestParseExpectOperatorAfterPath(t *testing.T) {
+	cases := []struct {
+		in   string
+		path string
+		op   string
+		want any
+	}{
+		{`consumers.contains.values contains "x"`, "consumers.contains.values", "contains", "x"},
+		{`producers.p==.producer_id == 1`, "producers.p==.producer_id", "==", 1.0},
+		{`partitions.orders-0.lso >= 3`, "partitions.orders-0.lso", ">=", 3.0},
+	}
+	for _, c := range cases {
+		e, err := ParseExpect(c.in)
+		if err != nil || strings.Join(e.Path, ".") != c.path || e.Op != c.op || !equal(e.Value, c.want) {
+			t.Errorf("ParseExpect(%q) = %q %q %#v, %v", c.in, e.Path, e.Op, e.Value, err)
+		}
+	}
+}
