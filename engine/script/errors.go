@@ -59,11 +59,25 @@ func shown(s string) string {
 	return out
 }
 
+// Excerpt makes a message from elsewhere (a YAML library's, say, which
+// may quote the input) safe to print: at most n characters, then an
+// ellipsis, with control characters and invalid UTF-8 escaped.
+func Excerpt(s string, n int) string {
+	short, cut := clipAt(s, n)
+	out := escapeControls(short)
+	if cut {
+		out += "…"
+	}
+	return out
+}
+
 // clip cuts s to MaxQuoted runes (an invalid byte counts as one).
-func clip(s string) (string, bool) {
+func clip(s string) (string, bool) { return clipAt(s, MaxQuoted) }
+
+func clipAt(s string, max int) (string, bool) {
 	n := 0
 	for i := range s {
-		if n == MaxQuoted {
+		if n == max {
 			return s[:i], true
 		}
 		n++

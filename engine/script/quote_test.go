@@ -29,6 +29,23 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+func TestExcerpt(t *testing.T) {
+	cases := []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"yaml: line 2: did not find expected key", 100, "yaml: line 2: did not find expected key"},
+		{"mapping key \"" + strings.Repeat("k", 50) + "\" already defined", 20, `mapping key "kkkkkkk…`},
+		{"bell\a and \xff", 100, `bell\a and \xff`},
+	}
+	for _, c := range cases {
+		if got := Excerpt(c.in, c.n); got != c.want {
+			t.Errorf("Excerpt(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
 // What a script's errors echo of it: a bounded, printable excerpt,
 // whatever was written — a 10 MB word, terminal escapes, broken UTF-8.
 func TestErrorsEchoBoundedPrintableText(t *testing.T) {
