@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -59,6 +60,18 @@ func (e *Error) Error() string {
 
 var hexColour = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 
+// yamlLine finds the line in a YAML library's message.
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// maxThemeBytes bounds a theme file: a complete theme is about 1 KiB,
+// and a file a thousand times that is a mistake (or /dev/zero), not a
+// theme.
+const maxThemeBytes = 1 << 20
+
+// maxMessage bounds how much of the YAML library's message is shown: it
+// may quote the file (a duplicate key, say), and the file may be large.
+const maxMessage = 200
+
 // colour checks one value: "#rgb", "#rrggbb", an ANSI number 0-255, or
 // "none" (no colour).
 func colour(v string) (lipgloss.Color, bool) {
@@ -75,15 +88,18 @@ func colour(v string) (lipgloss.Color, bool) {
 // Parse reads a theme file. Every role must be given, unless the file
 // says `inherits: NAME` (a built-in theme), whose colours fill the rest.
 func Parse(file string, src []byte) (*Theme, error) {
+	if len(src) > maxThemeBytes {
+		return nil, &Error{file, 0, "larger than 1 MiB: not a theme (a complete one is about 1 KiB)"}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		line := 0
-		msg := err.Error()
-		if m := regexp.MustCompile(`line (\d+): (.*)`).FindStringSubmatch(msg); m != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
 			line, _ = strconv.Atoi(m[1])
 			msg = m[2]
 		}
-		return nil, &Error{file, line, msg}
+		return nil, &Error{file, line, script.Excerpt(msg, maxMessage)}
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, &Error{file, 1, "a theme is a map of role: colour"}
@@ -103,7 +119,7 @@ func Parse(file string, src []byte) (*Theme, error) {
 		}
 		c, ok := colour(n.Value)
 		if !ok {
-			return "", bad(n, "%s: %q is not a colour (want \"#rrggbb\", \"#rgb\", an ANSI number 0-255, or none)", role, n.Value)
+			return "", bad(n, "%s: %s is not a colour (want \"#rrggbb\", \"#rgb\", an ANSI number 0-255, or none)", role, script.Quote(n.Value))
 		}
 		return c, nil
 	}
@@ -122,7 +138,7 @@ func Parse(file string, src []byte) (*Theme, error) {
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				fk, fv := v.Content[j], v.Content[j+1]
 				if !slices.Contains(FieldRoles, fk.Value) {
-					return nil, bad(fk, "unknown header field %q%s (fields: %s)", fk.Value, suggest(fk.Value, FieldRoles), strings.Join(FieldRoles, ", "))
+					return nil, bad(fk, "unknown header field %s%s (fields: %s)", script.Quote(fk.Value), suggest(fk.Value, FieldRoles), strings.Join(FieldRoles, ", "))
 				}
 				c, err := scalarColour(fv, "fields."+fk.Value)
 				if err != nil {
@@ -148,7 +164,7 @@ func Parse(file string, src []byte) (*Theme, error) {
 			}
 			got[k.Value] = c
 		default:
-			return nil, bad(k, "unknown role %q%s", k.Value, suggest(k.Value, all))
+			return nil, bad(k, "unknown role %s%s", script.Quote(k.Value), suggest(k.Value, all))
 		}
 	}
 	var base *Theme
@@ -239,7 +255,7 @@ func BuiltinNames() []string {
 func Builtin(name string) (*Theme, error) {
 	src, err := builtin.ReadFile("builtin/" + name + ".yaml")
 	if err != nil {
-		return nil, fmt.Errorf("no built-in theme %q%s (built-in: %s)", name, suggest(name, BuiltinNames()), strings.Join(BuiltinNames(), ", "))
+		return nil, fmt.Errorf("no built-in theme %s%s (built-in: %s)", script.Quote(name), suggest(name, BuiltinNames()), strings.Join(BuiltinNames(), ", "))
 	}
 	return Parse("builtin/"+name+".yaml", src)
 }
@@ -275,7 +291,7 @@ func User(dir string) ([]*Theme, []error) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		src, err := os.ReadFile(path)
+		src, err := readTheme(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -288,6 +304,17 @@ func User(dir string) ([]*Theme, []error) {
 		out = append(out, t)
 	}
 	return out, errs
+}
+
+// readTheme reads at most one byte more than a theme may have, so that a
+// huge file (or a device that never ends) is refused by Parse at once.
+func readTheme(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxThemeBytes+1))
 }
 
 // Resolve finds a theme by name: a user theme of that name first, then a
@@ -318,5 +345,5 @@ func Resolve(name, userDir string, darkBackground bool) (*Theme, error) {
 	for _, t := range users {
 		names = append(names, t.Name)
 	}
-	return nil, fmt.Errorf("no theme %q%s (themes: %s)", name, suggest(name, names), strings.Join(names, ", "))
+	return nil, fmt.Errorf("no theme %s%s (themes: %s)", script.Quote(name), suggest(name, names), strings.Join(names, ", "))
 }

@@ -51,12 +51,19 @@ func TestThemeErrors(t *testing.T) {
 		{"text: [\n", "t.yaml:1: did not find expected node content"},
 		{"inherits: drak\n", `inherits: no built-in theme "drak", did you mean "dark"?`},
 		{"- a\n", "t.yaml:1: a theme is a map of role: colour"},
+		// What an error echoes of the file is bounded and printable.
+		{"inherits: dark\n? " + strings.Repeat("r", 100000) + "\n: \"1\"\n", `t.yaml:2: unknown role "` + strings.Repeat("r", 60) + `"…`},
+		{"inherits: dark\naccent: \"\\e[5m\"\n", `t.yaml:2: accent: "\x1b[5m" is not a colour`},
+		{"inherits: dark\n\"\\e[2J\": \"1\"\n", `t.yaml:2: unknown role "\x1b[2J"`},
+		{strings.Repeat("#", maxThemeBytes+1), "t.yaml: larger than 1 MiB"},
 	}
 	for _, c := range cases {
 		_, err := Parse("t.yaml", []byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q:\n got %v\nwant %s", c.src, err, c.want)
+			t.Errorf("%.200q:\n got %.300v\nwant %s", c.src, err, c.want)
+			continue
 		}
+		checkPrintable(t, err.Error())
 	}
 	// inherits fills what is not given.
 	th, err := Parse("t.yaml", []byte("inherits: light\nappend: \"#00ff00\"\n"))
@@ -146,5 +153,19 @@ func TestOkabeItoUsesOnlyItsEightColours(t *testing.T) {
 	}
 	if len(p.Producers) < 2 {
 		t.Errorf("okabe-ito: %d producer colour(s); producers must be told apart", len(p.Producers))
+	}
+}
+
+// A theme file that never ends (a link to /dev/zero) is read no further
+// than a theme may be long, and reported.
+func TestEndlessThemeFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")); err != nil {
+		t.Skip(err)
+	}
+	os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("inherits: dark\n"), 0o644)
+	themes, errs := User(dir)
+	if len(themes) != 1 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "zero.yaml: larger than 1 MiB") {
+		t.Fatalf("themes %d, errors %v", len(themes), errs)
 	}
 }
