@@ -84,8 +84,8 @@ func TestGroupsAndEffects(t *testing.T) {
 	paneltest.RequireAll(t, view,
 		"shipper · coordinator b1",
 		"group shipping · coordinator b3 · committed orders-0 @3",
-		"app performed email-order-2 at step 61 — outside any transaction",
-		"app performed email-order-2 at step 94 — outside any transaction")
+		"app performed email-order-2 at step 77 — outside any transaction",
+		"app performed email-order-2 at step 110 — outside any transaction")
 	golden.RequireEqual(t, []byte(m.View()))
 }
 
