@@ -30,9 +30,10 @@ func runLab(t *testing.T, seed uint64, producerLine string, ops int, faults LabF
 // Over a network that behaves like TCP — connections that break
 // silently, are held back or reset, leaders refusing a batch before
 // appending it — Kafka's idempotent producer writes every record exactly
-// once and in order. 10 000 seeded schedules must show nothing.
+// once and in order. Seeds 1-2000 here; `eoslab lab --runs 10000` plays
+// seeds 2001-12000 through the CLI (main_test.go).
 func TestLabIdempotentHoldsUnderNetworkFaults(t *testing.T) {
-	runs := labRuns(t, 10000)
+	runs := labRuns(t, 2000)
 	acked, failed := 0, 0
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
 		r := runLab(t, seed, "producer p1", 40, LabNetwork)
@@ -63,6 +64,11 @@ func TestLabBrokerFaultsShowOnlyKafkasGap(t *testing.T) {
 	runs := labRuns(t, 1500)
 	withDups := 0
 	for seed := uint64(1); seed <= uint64(runs); seed++ {
+		r := runLab(t, seed, "producer p1", 40, LabAll)
+		if len(r.Anomalies) == 0 {
+			continue
+		}
+		// Play it again with the trace on, to read the path it took.
 		w := New(seed)
 		r, err := playLab(w, LabSchedule(seed, "producer p1", 40, LabAll), seed)
 		if err != nil {
