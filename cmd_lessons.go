@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -89,7 +90,7 @@ func stepCounts(l *lesson.Lesson) string {
 func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 	bad := false
 	for _, f := range files {
-		l, err := lessons.Load(f)
+		l, err := loadLesson(f)
 		if err != nil {
 			bad = true
 			var errs lesson.Errors
@@ -98,7 +99,7 @@ func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 					fmt.Fprintln(cmd.ErrOrStderr(), e)
 				}
 			} else {
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s: %v\n", f, err)
+				fmt.Fprintln(cmd.ErrOrStderr(), fileProblem(err))
 			}
 			continue
 		}
@@ -120,10 +121,29 @@ func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 	return nil
 }
 
+// loadLesson reads a lesson file from disk, at most maxSourceBytes of it.
+func loadLesson(path string) (*lesson.Lesson, error) {
+	src, err := readLimited(path, maxSourceBytes, "a lesson")
+	if err != nil {
+		return nil, err
+	}
+	return lesson.Parse(path, src)
+}
+
+// findLesson is lessons.Find with a lesson file read by loadLesson.
+func findLesson(name string) (*lesson.Lesson, error) {
+	if strings.HasSuffix(name, ".md") {
+		if _, err := os.Stat(name); err == nil {
+			return loadLesson(name)
+		}
+	}
+	return lessons.Find(name)
+}
+
 // playLesson plays a lesson headless: the transcript on stdout, failed
 // expectations on stderr, exit status 1 if any.
 func playLesson(cmd *cobra.Command, cfg *config, name string) error {
-	l, err := lessons.Find(name)
+	l, err := findLesson(name)
 	if err != nil {
 		var errs lesson.Errors
 		if errors.As(err, &errs) {
@@ -132,7 +152,7 @@ func playLesson(cmd *cobra.Command, cfg *config, name string) error {
 			}
 			return exitError{2}
 		}
-		return err
+		return exitError2(cmd, err)
 	}
 	opt := cfg.Options()
 	reports, ok := lesson.NewPlayer(l, opt.Seed).PlayAll()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -64,15 +65,51 @@ checks; exit status 1 if a check fails.`,
 	return cmd
 }
 
+// maxSourceBytes bounds a script or a lesson file read by the CLI. The
+// longest chapter is about 30 KiB; 16 MiB is far past any real one, and
+// short of what would keep the lab parsing, or playing, for minutes.
+const maxSourceBytes = 16 << 20
+
+// readLimited reads path, which may hold at most limit bytes: a larger
+// file, or one that never ends (/dev/zero, an endless pipe), is an error
+// naming it once limit+1 bytes have been read, not a lab that reads on.
+// what says what the file is, for the message.
+func readLimited(path string, limit int64, what string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than %s, the most %s may be", path, byteSize(limit), what)
+	}
+	return data, nil
+}
+
+// byteSize renders a limit such as 16 MiB.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) error {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path, maxSourceBytes, "a script")
 	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(path, ".eos") {
 		// Neither a file nor a chapter: say what could have been meant.
 		_, lerr := lessons.Find(path)
 		return fmt.Errorf("%s is neither a script file nor a chapter: %w", path, lerr)
 	}
 	if err != nil {
-		return err
+		return exitError2(cmd, err)
 	}
 	cmds, err := script.Parse(path, src)
 	if err == nil {
@@ -107,11 +144,28 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// exitError2 reports a file that could not be read and exits 2: bad
+// input, as a malformed script is.
+func exitError2(cmd *cobra.Command, err error) error {
+	fmt.Fprintf(cmd.ErrOrStderr(), "eoslab: %s\n", fileProblem(err))
+	return exitError{2}
+}
+
+// fileProblem renders an error about a file as "file: problem", the
+// path said once (os says "open file: ...").
+func fileProblem(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("%s: %v", pe.Path, pe.Err)
+	}
+	return err.Error()
+}
+
 // playLessonTUI opens the lab on a lesson at its first step, autoplay on
 // at the speed setting (--speed). A lesson that cannot be read is
 // reported as the headless path reports it.
 func playLessonTUI(cmd *cobra.Command, cfg *config, name string) error {
-	l, err := lessons.Find(name)
+	l, err := findLesson(name)
 	if err != nil {
 		return playLesson(cmd, cfg, name)
 	}

@@ -33,11 +33,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	err := root.Execute()
 	var ee exitError
+	var ce *configError
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ee):
 		return ee.code
+	case errors.As(err, &ce):
+		// A setting is wrong, not the command line: no usage hint.
+		for _, p := range ce.problems {
+			fmt.Fprintf(stderr, "eoslab: %s\n", p)
+		}
+		return 2
 	}
 	fmt.Fprintf(stderr, "eoslab: %v\n", err)
 	fmt.Fprintln(stderr, "Run 'eoslab --help' for usage.")
@@ -57,7 +64,10 @@ markers and the last stable offset.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
-			return cfg.load(cmd)
+			if err := cfg.load(cmd); err != nil && needsConfig(cmd) {
+				return err
+			}
+			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runTUI(cmd, cfg, tui)
@@ -67,8 +77,33 @@ markers and the last stable offset.`,
 	root.SetErr(stderr)
 	tui.bind(root) // before the settings, which reuse its --mouse flag
 	cfg.bindFlags(root)
-	root.AddCommand(newVersionCommand(), newInspectCommand(cfg), newConfigCommand(cfg), newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
+	version, inspect, config := newVersionCommand(), newInspectCommand(cfg), newConfigCommand(cfg)
+	for _, c := range []*cobra.Command{version, inspect, config} {
+		c.Annotations = map[string]string{withoutConfig: "true"}
+	}
+	root.AddCommand(version, inspect, config, newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
 	return root
+}
+
+// withoutConfig marks a command that works whatever the settings are
+// (Annotations): a broken config file must not stop `version`, `inspect`,
+// `config` (which shows what is wrong with it) or `config init`. Those
+// that use a setting fail with what is wrong.
+const withoutConfig = "eoslab.without-config"
+
+// needsConfig reports whether cmd uses the settings: not when it or a
+// parent says withoutConfig, nor for help and shell completion.
+func needsConfig(cmd *cobra.Command) bool {
+	switch cmd.Name() {
+	case "help", "completion", cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd:
+		return false
+	}
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Annotations[withoutConfig] == "true" {
+			return false
+		}
+	}
+	return true
 }
 
 func newVersionCommand() *cobra.Command {
