@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -83,12 +84,25 @@ func (m Model) saveProgress() tea.Cmd {
 	return func() tea.Msg { return progressMsg{store(p)} }
 }
 
+// ProgressNotice is what a SaveProgress returns when the save worked
+// but the learner should hear of something: the progress file found
+// unreadable and kept aside, say. It reaches the status bar the way a
+// failure does, but saving goes on. A store returns it once.
+type ProgressNotice struct{ Msg string }
+
+func (n *ProgressNotice) Error() string { return n.Msg }
+
 // progressSaved handles the end of a save. The first failure (a state
 // directory that cannot be written, say) is said once in the status bar
 // and saving stops for the rest of the run; saves already on their way
-// fail quietly.
+// fail quietly. A notice is said, and saving goes on.
 func (m *Model) progressSaved(err error) {
 	if err == nil || m.learn.noSave {
+		return
+	}
+	var notice *ProgressNotice
+	if errors.As(err, &notice) {
+		m.setStatus(notice.Msg, statusbar.Warn)
 		return
 	}
 	m.learn.noSave = true
