@@ -15,7 +15,32 @@ import (
 // commands are refused by the world (a broker already down, a partition
 // unknown after a smaller cluster): that is part of the test.
 func randomSession(seed uint64, ops int) []script.Command {
-	rng := rand.New(rand.NewPCG(seed, 0x5e55))
+	return sessionFrom(rand.New(rand.NewPCG(seed, 0x5e55)), ops)
+}
+
+// intner is what a session draws its choices from: a seeded generator, or
+// a fuzzer's bytes.
+type intner interface{ IntN(n int) int }
+
+// byteChoices draws choices from fuzz input, then zeros.
+type byteChoices struct {
+	data []byte
+	i    int
+}
+
+func (b *byteChoices) IntN(n int) int {
+	if b.i >= len(b.data) {
+		return 0
+	}
+	v := int(b.data[b.i])
+	if b.i+1 < len(b.data) {
+		v = v<<8 | int(b.data[b.i+1])
+	}
+	b.i += 2
+	return v % n
+}
+
+func sessionFrom(rng intner, ops int) []script.Command {
 	brokers, partitions := 3, 3
 	var lines []string
 	if rng.IntN(3) == 0 {
