@@ -164,13 +164,8 @@ func (d *Decoder) decodeRecords(area []byte, b *Batch) error {
 		if d.Reuse && cap(out) > cap(d.area) {
 			d.area = out[:0]
 		}
-		var unknown *UnknownCompressionError
-		var tooLarge *RecordsTooLargeError
-		switch {
-		case errors.As(err, &unknown), errors.As(err, &tooLarge):
-			return err
-		case err != nil:
-			return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err)}
+		if err != nil {
+			return decompressError(c, err)
 		}
 		area = out
 	}
@@ -193,6 +188,17 @@ func (d *Decoder) decodeRecords(area []byte, b *Batch) error {
 		return &CorruptError{Offset: HeaderSize + r.Off, Reason: fmt.Sprintf("%d bytes after the last of %d records", r.Remaining(), n)}
 	}
 	return nil
+}
+
+// decompressError keeps eoslab's limit and Kafka's unknown codec as they
+// are and calls anything else a codec failed on corrupt data.
+func decompressError(c Compression, err error) error {
+	var unknown *UnknownCompressionError
+	var tooLarge *RecordsTooLargeError
+	if errors.As(err, &unknown) || errors.As(err, &tooLarge) {
+		return err
+	}
+	return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err)}
 }
 
 func decodeRecord(r *wire.Reader, rec *Record) error {

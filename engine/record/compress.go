@@ -161,6 +161,9 @@ func decodeSnappy(dst, src []byte) ([]byte, error) {
 	if len(src) < 16 {
 		return dst, errors.New("snappy: truncated xerial header")
 	}
+	// Every chunk announces its decoded length: add them up first, so that
+	// the output is checked against the limit and allocated once.
+	total := 0
 	for rest := src[16:]; len(rest) > 0; {
 		if len(rest) < 4 {
 			return dst, errors.New("snappy: truncated chunk length")
@@ -170,11 +173,23 @@ func decodeSnappy(dst, src []byte) ([]byte, error) {
 		if n > len(rest) {
 			return dst, errors.New("snappy: chunk longer than the data")
 		}
-		var err error
-		if dst, err = decodeSnappyBlock(dst, rest[:n]); err != nil {
-			return dst, err
+		size, err := s2.DecodedLen(rest[:n])
+		if err != nil {
+			return dst, fmt.Errorf("snappy: %w", err)
+		}
+		if total += size; total > maxRecordsArea {
+			return dst, &RecordsTooLargeError{Codec: Snappy, Limit: maxRecordsArea}
 		}
 		rest = rest[n:]
+	}
+	dst = slices.Grow(dst, total)
+	for rest := src[16:]; len(rest) > 0; {
+		n := int(binary.BigEndian.Uint32(rest))
+		var err error
+		if dst, err = decodeSnappyBlock(dst, rest[4:4+n]); err != nil {
+			return dst, err
+		}
+		rest = rest[4+n:]
 	}
 	return dst, nil
 }

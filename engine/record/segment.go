@@ -110,18 +110,34 @@ func (s *Scanner) Err() error { return s.err }
 // SegmentReader walks the batches of a segment read as a stream, so that a
 // file of any size, a pipe that never ends or /dev/zero costs no more memory
 // than its largest batch (at most MaxBatchSize). Its framing and errors are
-// the Scanner's. The caller supplies the stream and should buffer it
-// (bufio.Reader): each batch costs two reads.
+// the Scanner's. The caller supplies the stream and should buffer it: from
+// a bufio.Reader, a batch that fits its buffer is returned in place,
+// without a copy.
 type SegmentReader struct {
-	r    io.Reader
-	pos  int64
-	buf  []byte
-	err  error
-	done bool
+	r       io.Reader
+	peek    peeker
+	pending int // bytes of the last batch returned in place, still to discard
+	pos     int64
+	buf     []byte
+	err     error
+	done    bool
+}
+
+// peeker is what SegmentReader uses of a bufio.Reader.
+type peeker interface {
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Size() int
 }
 
 // NewSegmentReader reads a segment from r.
-func NewSegmentReader(r io.Reader) *SegmentReader { return &SegmentReader{r: r} }
+func NewSegmentReader(r io.Reader) *SegmentReader {
+	s := &SegmentReader{r: r}
+	if p, ok := r.(peeker); ok && p.Size() >= upToMagic {
+		s.peek = p
+	}
+	return s
+}
 
 // readChunk is how far the buffer grows ahead of the bytes that have
 // arrived, so that a length field announcing 64 MiB at the end of a short
@@ -134,6 +150,11 @@ const readChunk = 1 << 20
 func (s *SegmentReader) Next() (position int64, batch []byte, ok bool) {
 	if s.err != nil || s.done {
 		return 0, nil, false
+	}
+	if s.peek != nil {
+		if batch, ok, inPlace := s.nextInPlace(); inPlace {
+			return s.pos - int64(len(batch)), batch, ok
+		}
 	}
 	if cap(s.buf) < upToMagic {
 		s.buf = make([]byte, 0, 4096)
@@ -171,6 +192,41 @@ func (s *SegmentReader) Next() (position int64, batch []byte, ok bool) {
 	position = s.pos
 	s.pos += int64(size)
 	return position, s.buf[:size], true
+}
+
+// nextInPlace returns the next batch from the peeker's buffer, or inPlace
+// false when it does not fit there, the frame header having been left to
+// read (Peek consumes nothing).
+func (s *SegmentReader) nextInPlace() (batch []byte, ok, inPlace bool) {
+	if s.pending > 0 {
+		s.peek.Discard(s.pending) // cannot fail: the bytes are in the buffer
+		s.pending = 0
+	}
+	head, err := s.peek.Peek(upToMagic)
+	switch {
+	case len(head) == 0 && err == io.EOF:
+		s.done = true
+		return nil, false, true
+	case len(head) < upToMagic:
+		s.fail(err, upToMagic, len(head))
+		return nil, false, true
+	}
+	size, err := frameSize(head)
+	if err != nil {
+		s.err = &PositionError{s.pos, err}
+		return nil, false, true
+	}
+	if size > s.peek.Size() {
+		return nil, false, false
+	}
+	batch, err = s.peek.Peek(size)
+	if len(batch) < size {
+		s.fail(err, size, len(batch))
+		return nil, false, true
+	}
+	s.pending = size
+	s.pos += int64(size)
+	return batch, true, true
 }
 
 // fail records a read error: the end of the stream inside a batch is a

@@ -28,6 +28,8 @@ type Batch struct {
 	// an unknown codec, records beyond the decompression limit, or a
 	// control batch that is not one control record. The batch is still shown.
 	Err error
+
+	marker record.Marker // what Marker points to, so a batch costs no allocation
 }
 
 // Problem is what inspect reports about the batch, with its position: the
@@ -73,16 +75,26 @@ func (r *Reader) Next() (*Batch, bool) {
 // clean end. Everything before it has been returned by Next.
 func (r *Reader) Err() error { return r.seg.Err() }
 
+// isCRCError is apart from decode so that its target is allocated only
+// when there is an error to look at.
+func isCRCError(err error) bool {
+	var ce *record.CRCError
+	return errors.As(err, &ce)
+}
+
 func decode(dec *record.Decoder, pos int64, raw []byte, b *Batch) {
 	b.Position = pos
 	b.Marker = nil
 	b.Err = nil
 	err := dec.Decode(raw, &b.Batch)
-	b.Computed = record.ComputeCRC(raw)
-	b.CRCValid = b.Computed == b.CRC
-	if ce := (*record.CRCError)(nil); err != nil && !errors.As(err, &ce) {
-		b.Err = err
+	b.Computed = b.CRC // Decode has checked it
+	if err != nil {
+		b.Computed = record.ComputeCRC(raw)
+		if !isCRCError(err) {
+			b.Err = err
+		}
 	}
+	b.CRCValid = b.Computed == b.CRC
 	if b.Err == nil && b.Attributes.Control() {
 		b.Err = checkControl(b)
 	}
@@ -107,7 +119,8 @@ func checkControl(b *Batch) error {
 	if err != nil {
 		return fmt.Errorf("invalid control record (InvalidRecordException in Kafka's ControlRecordType.parse / EndTransactionMarker.deserialize): %w", err)
 	}
-	b.Marker = &mk
+	b.marker = mk
+	b.Marker = &b.marker
 	return nil
 }
 
@@ -122,6 +135,10 @@ func Read(data []byte) ([]Batch, error) {
 	for pos, raw, ok := r.Next(); ok; pos, raw, ok = r.Next() {
 		var b Batch
 		decode(&dec, pos, raw, &b)
+		if b.Marker != nil {
+			mk := *b.Marker
+			b.Marker = &mk
+		}
 		// The segment reader's bytes and the decoder's slices are reused by
 		// the next batch; uncompressed keys and values alias raw.
 		b.Records = slices.Clone(b.Records)

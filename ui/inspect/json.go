@@ -1,7 +1,9 @@
 package inspect
 
 import (
+	"encoding/binary"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 
@@ -84,7 +86,7 @@ func (j *JSONWriter) Write(b *Batch) error {
 			// invalid bytes replaced, so it is always text, as encoding/json
 			// writes a Go string.
 			o.buf = append(o.buf, `{"key":"`...)
-			o.escaped([]byte(hd.Key), appendJSONEscaped)
+			o.jsonText([]byte(hd.Key))
 			o.buf = append(o.buf, '"')
 			j.bytes(`,"value`, hd.Value)
 			o.buf = append(o.buf, '}')
@@ -119,7 +121,7 @@ func (j *JSONWriter) bytes(prefix string, b []byte) {
 		o.buf = append(o.buf, `":null`...)
 	case utf8.Valid(b):
 		o.buf = append(o.buf, `":"`...)
-		o.escaped(b, appendJSONEscaped)
+		o.jsonText(b)
 		o.buf = append(o.buf, '"')
 	default:
 		o.buf = append(o.buf, `_b64":"`...)
@@ -158,6 +160,29 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// Word-at-a-time masks: every byte 0x01, every byte 0x80.
+const (
+	lows  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// specialBytes has the high bit set in the lowest byte of x that needs a
+// look — a control character, '"', '\\', '<', '>', '&', or a byte of a
+// multi-byte rune — and is 0 when none does. (x - lows*n) & ^x & highs
+// flags the bytes of x below n; a byte equal to c is below 1 in x^c, and
+// setting a bit first folds two characters into one test: b|4 is '&' for
+// '"' and '&' alone, b|2 is '>' for '<' and '>' alone. The borrow can flag
+// bytes above a flagged one, never below, so the lowest flag is exact.
+func specialBytes(x uint64) uint64 {
+	const quoteAmp, angles, backslash = lows * '&', lows * '>', lows * '\\'
+	y, z, w := x|lows*4^quoteAmp, x|lows*2^angles, x^backslash
+	m := (x - lows*0x20) & ^x
+	m |= (y - lows) & ^y
+	m |= (z - lows) & ^z
+	m |= (w - lows) & ^w
+	return (m | x) & highs
+}
+
 // appendJSONEscaped appends the inside of a JSON string for arbitrary bytes
 // s: invalid UTF-8 becomes U+FFFD, U+2028 and U+2029 are escaped, as
 // encoding/json does. Cutting s at the start of a rune (utf8Piece) and
@@ -166,11 +191,21 @@ func appendJSONEscaped(dst, s []byte) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
+		if i+8 <= len(s) {
+			// Text is mostly runs that need nothing: step over them 8 bytes
+			// at a time, and straight to the first byte that needs a look.
+			m := specialBytes(binary.LittleEndian.Uint64(s[i:]))
+			if m == 0 {
+				i += 8
 				continue
 			}
+			i += bits.TrailingZeros64(m) >> 3
+			c = s[i]
+		} else if c < utf8.RuneSelf && jsonSafe[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '\\', '"':

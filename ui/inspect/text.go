@@ -116,7 +116,7 @@ func (t *TextWriter) quote(b []byte) {
 		o.buf = append(o.buf, "null"...)
 	case utf8.Valid(b):
 		o.buf = append(o.buf, '"')
-		o.escaped(b, appendGoQuoted)
+		o.goText(b)
 		o.buf = append(o.buf, '"')
 	default:
 		o.buf = append(o.buf, "0x"...)
