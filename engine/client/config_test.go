@@ -60,13 +60,19 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// ExponentialBackoff.backoff: doubled per retry, jitter applied to the
+// term, the maximum applied after the jitter.
 func TestBackoffDoublesToTheMaximum(t *testing.T) {
 	p := &Producer{cfg: Config{RetryBackoffMs: 100, RetryBackoffMaxMs: 1000}}
-	got := []int64{p.backoff(1), p.backoff(2), p.backoff(3), p.backoff(4), p.backoff(5), p.backoff(9)}
-	want := []int64{100, 200, 400, 800, 1000, 1000}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("backoff = %v, want %v", got, want)
+	tests := []struct {
+		attempts int
+		jitter   float64
+		want     int64
+	}{{1, 1, 100}, {2, 1, 200}, {3, 1, 400}, {4, 1, 800}, {5, 1, 1000}, {9, 1, 1000},
+		{1, 0.8, 80}, {1, 1.19, 119}, {4, 1.19, 952}, {5, 0.8, 800}, {5, 1.19, 1000}}
+	for _, tt := range tests {
+		if got := p.backoff(tt.attempts, tt.jitter); got != tt.want {
+			t.Errorf("backoff(%d, %v) = %d, want %d", tt.attempts, tt.jitter, got, tt.want)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type Env interface {
 	TransactionVersion() int
 	// Delivered tells the application a batch was acknowledged (the send callback).
 	Delivered(b *Batch)
+	// Jitter is a random factor in [0.8, 1.2) for retry back-off (KIP-580),
+	// drawn from the world's seeded generator.
+	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
 	Emit(e trace.Event)

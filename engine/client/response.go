@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -185,14 +186,20 @@ func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
 	return code.Retriable()
 }
 
-// backoff is retry.backoff.ms doubled per attempt up to retry.backoff.max.ms
-// (KIP-580, without its random jitter).
-func (p *Producer) backoff(sends int) int64 {
-	d := p.cfg.RetryBackoffMs
-	for i := 1; i < sends && d < p.cfg.RetryBackoffMaxMs; i++ {
-		d *= 2
+// backoff is Kafka's ExponentialBackoff for a batch on its attempts-th
+// retry (KIP-580): retry.backoff.ms doubled per earlier retry, times a
+// random factor in [0.8, 1.2) (jitter, from the world's seeded generator),
+// capped at retry.backoff.max.ms.
+func (p *Producer) backoff(attempts int, jitter float64) int64 {
+	initial, maxMs := float64(p.cfg.RetryBackoffMs), max(p.cfg.RetryBackoffMaxMs, p.cfg.RetryBackoffMs)
+	if float64(maxMs) <= initial || initial <= 0 {
+		return p.cfg.RetryBackoffMs
 	}
-	return min(d, max(p.cfg.RetryBackoffMaxMs, p.cfg.RetryBackoffMs))
+	// The exponent stops where the term reaches the maximum, so that the
+	// jitter still spreads retries below it.
+	expMax := math.Log(float64(maxMs)/initial) / math.Log(2)
+	term := initial * math.Pow(2, min(float64(attempts-1), expMax))
+	return min(int64(term*jitter), maxMs)
 }
 
 // reenqueue puts b back for another attempt with the same sequence, ahead
@@ -200,7 +207,7 @@ func (p *Producer) backoff(sends int) int64 {
 func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
 	b.Attempts++
-	b.ReadyAt = env.Now() + p.backoff(b.Sends)
+	b.ReadyAt = env.Now() + p.backoff(b.Attempts, env.Jitter())
 	ps := p.parts[b.TP]
 	i := 0
 	if p.cfg.Idempotent {

@@ -17,6 +17,7 @@ type producerEnv struct {
 }
 
 func (e producerEnv) Now() int64          { return e.w.now }
+func (e producerEnv) Jitter() float64     { return 0.8 + 0.4*e.w.rng.Float64() }
 func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool       { return e.w.tracing() }
