@@ -13,11 +13,16 @@ import (
 
 func playScript(t *testing.T, src string) *World {
 	t.Helper()
+	return playScriptSeed(t, src, 1)
+}
+
+func playScriptSeed(t *testing.T, src string, seed uint64) *World {
+	t.Helper()
 	cmds, err := script.Parse("scenario", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := New(1)
+	w := New(seed)
 	for _, c := range cmds {
 		if _, err := w.Apply(c); err != nil {
 			t.Fatalf("%s: %v", script.Format(c), err)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,6 +156,42 @@ func TestSkippingIdleBoundariesChangesNothing(t *testing.T) {
 		}
 		if a, b := run(false), run(true); a != b {
 			t.Fatalf("seed %d: skipping idle boundaries changed the trace", seed)
+		}
+	}
+}
+
+// The seed draws the retry back-off's jitter (KIP-580): another seed
+// retries at other times, the same seed at the same ones, and every
+// back-off stays within [0.8, 1.2) of retry.backoff.ms doubled.
+func TestSeedJittersRetries(t *testing.T) {
+	src := "producer p1\nsend p1 orders-0 1\nrun\nfail request p1 orders-0 seq=1 NOT_ENOUGH_REPLICAS\nfail request p1 orders-0 seq=1 NOT_ENOUGH_REPLICAS\nsend p1 orders-0 1\nrun\n"
+	times := func(seed uint64) []int64 {
+		cmds, _ := script.Parse("jitter", []byte(src))
+		w := New(seed)
+		for _, c := range cmds {
+			w.Apply(c)
+		}
+		var out []int64
+		for _, e := range eventsOf(w, "producer.retry") {
+			out = append(out, e.TimeMs)
+		}
+		return out
+	}
+	a, b, c := times(1), times(1), times(2)
+	if len(a) != 2 || fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatalf("same seed, retries at %v and %v", a, b)
+	}
+	if fmt.Sprint(a) == fmt.Sprint(c) {
+		t.Fatalf("seeds 1 and 2 retried at the same times %v: the seed drives nothing", a)
+	}
+	for seed := uint64(1); seed <= 50; seed++ {
+		w := playScriptSeed(t, src, seed)
+		for i, e := range eventsOf(w, "producer.retry") {
+			d, base := int64(0), int64(100)<<i
+			fmt.Sscanf(e.Text[strings.LastIndex(e.Text, " in ")+4:], "%d ms", &d)
+			if d < base*8/10 || d >= base*12/10 {
+				t.Fatalf("seed %d: retry %d backs off %d ms, outside [0.8, 1.2) of %d", seed, i+1, d, base)
+			}
 		}
 	}
 }
