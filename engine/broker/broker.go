@@ -59,12 +59,12 @@ type Env interface {
 	Tracing() bool                                    // whether events are wanted; when not, none are built
 
 	// Transactions.
-	TransactionVersion() int                               // the cluster's transaction.version (1 or 2)
-	CoordinatorFor(txnID string) (broker int, epoch int32) // who coordinates txnID, and its coordinator epoch
-	LoadTxn(txnID string) (txn.Metadata, bool)             // the newest record in __transaction_state
-	PersistTxn(md txn.Metadata)                            // write a record to __transaction_state
-	LeaderOf(tp msg.TP) (int, bool)                        // a partition's leader (a group's coordinator for __consumer_offsets)
-	Request(from, to int, body msg.Body) (conn int)        // a broker-to-broker request (markers); the connection it went on
+	TransactionVersion() int                                      // the cluster's transaction.version (1 or 2)
+	CoordinatorFor(txnID string) (broker int, epoch int32)        // who coordinates txnID, and its coordinator epoch
+	LoadTxn(txnID string) (txn.Metadata, bool)                    // the newest record in __transaction_state
+	PersistTxn(md txn.Metadata)                                   // write a record to __transaction_state
+	LeaderOf(tp msg.TP) (int, bool)                               // a partition's leader (a group's coordinator for __consumer_offsets)
+	Request(from, to int, body msg.Body) (conn int)               // a broker-to-broker request (markers); the connection it went on
 	CoordinatorTimer(at int64, broker int, txnID string, gen int) // wake the coordinator for txnID at time at
 	JoinTransaction(txnID string, pid int64, epoch int16, tp msg.TP, add bool) kerr.Code
 	Groups() map[string]*GroupOffsets // consumer groups' offsets (the contents of __consumer_offsets)
