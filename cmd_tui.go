@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -174,37 +173,4 @@ func labOptions(seed uint64) (app.Options, error) {
 		Logo:    string(logo),
 		Sample:  &inspect.File{Name: filepath.Base(assets.SamplePath) + " (sample)", Data: sample},
 	}, nil
-}
-
-// progressStore keeps progress in $XDG_STATE_HOME/eoslab/progress.json
-// (~/.local/state when unset). Without a home, progress is not kept.
-func progressStore() (func() (app.Progress, error), func(app.Progress) error) {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return nil, nil
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	file := filepath.Join(dir, "eoslab", "progress.json")
-	load := func() (app.Progress, error) {
-		var p app.Progress
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return p, err
-		}
-		if err := json.Unmarshal(data, &p); err != nil {
-			return p, fmt.Errorf("%s: %w", file, err)
-		}
-		return p, nil
-	}
-	save := func(p app.Progress) error {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			return err
-		}
-		data, _ := json.Marshal(p)
-		return os.WriteFile(file, data, 0o644)
-	}
-	return load, save
 }

@@ -161,6 +161,11 @@ func (c *config) read() error {
 		}
 		return &configError{[]string{fmt.Sprintf("config file %s: %v", path, err)}}
 	}
+	return c.use(path, data)
+}
+
+// use takes the settings of a config file's content.
+func (c *config) use(path string, data []byte) error {
 	if err := c.parse(path, data); err != nil {
 		c.broken = path
 		return err
