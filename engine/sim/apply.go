@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -17,21 +18,9 @@ import (
 // world is unchanged. What Kafka's client would refuse at run time (a
 // ConfigException, a send on a fenced producer) is an event, not an error.
 func (w *World) Apply(c script.Command) ([]trace.Event, error) {
-	switch c := c.(type) {
-	case *script.Step:
-		var out []trace.Event
-		for i := 0; i < max(c.N, 1); i++ {
-			evs, ok := w.Step()
-			if !ok {
-				break
-			}
-			out = append(out, evs...)
-		}
-		return out, nil
-	case *script.Run:
-		return w.Run(), nil
-	case *script.Advance:
-		return w.Advance(c.Ms), nil
+	if j, ok := w.StartJob(c); ok {
+		evs, _ := j.Continue(math.MaxInt)
+		return append(j.started, evs...), nil
 	}
 	if err := w.applyNow(c); err != nil {
 		w.pending = nil
@@ -42,28 +31,119 @@ func (w *World) Apply(c script.Command) ([]trace.Event, error) {
 	return w.flush(), nil
 }
 
-// Run performs events until nothing is due (at most RunLimit steps).
-func (w *World) Run() []trace.Event {
-	var out []trace.Event
-	for i := 0; i < RunLimit; i++ {
-		evs, ok := w.Step()
-		if !ok {
-			return out
-		}
-		out = append(out, evs...)
-	}
-	if w.tracing() {
-		w.emit(trace.New("run.limit", fmt.Sprintf("run stopped after %d steps: something keeps retrying", RunLimit)))
-	}
-	return append(out, w.flush()...)
+// Job is a command that takes steps — step N, run, advance — performed a
+// slice at a time, so that a front end can draw between slices, show
+// progress and stop it. Run and advance stop by themselves after RunLimit
+// steps, when something keeps retrying.
+type Job struct {
+	w        *World
+	kind     jobKind
+	left     int   // steps left (step N; run and advance: up to RunLimit)
+	deadline int64 // advance: the clock it moves to
+	done     bool
+	started  []trace.Event // what starting it said (advance's announcement)
+	// Steps is how many steps it has performed so far.
+	Steps int
 }
 
-// Advance moves the clock by ms, performing every event that falls due.
+type jobKind uint8
+
+const (
+	jobStep jobKind = iota + 1
+	jobRun
+	jobAdvance
+)
+
+// StartJob begins c if it takes steps (step, run, advance); otherwise it
+// reports false and does nothing.
+func (w *World) StartJob(c script.Command) (*Job, bool) {
+	j := &Job{w: w, left: RunLimit}
+	switch c := c.(type) {
+	case *script.Step:
+		j.kind, j.left = jobStep, max(c.N, 1)
+	case *script.Run:
+		j.kind = jobRun
+	case *script.Advance:
+		j.kind, j.deadline = jobAdvance, w.now+c.Ms
+		w.announceAdvance(c.Ms)
+		w.record(action{kind: actAdvance, at: c.Ms})
+		j.started = w.flush()
+	default:
+		return nil, false
+	}
+	return j, true
+}
+
+// Done reports whether the job has finished.
+func (j *Job) Done() bool { return j.done }
+
+// Deadline is the clock an advance moves to (0 for other jobs).
+func (j *Job) Deadline() int64 { return j.deadline }
+
+// Continue performs at most maxSteps more steps and returns their events,
+// and whether the job is done.
+func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
+	w := j.w
+	var out []trace.Event
+	for n := 0; n < maxSteps && !j.done; n++ {
+		if j.left == 0 {
+			j.done = true
+			if j.kind != jobStep && w.tracing() {
+				what := "run"
+				if j.kind == jobAdvance {
+					what = "advance"
+				}
+				w.emit(trace.New("run.limit", fmt.Sprintf("%s stopped after %d steps: something keeps retrying (the clock is at %s)", what, RunLimit, trace.FormatTime(w.now))))
+				out = append(out, w.flush()...)
+			}
+			break
+		}
+		limit := noLimit
+		if j.kind == jobAdvance {
+			limit = j.deadline
+		}
+		evs, ok := w.stepWithin(limit)
+		if !ok {
+			j.done = true
+			if j.kind == jobAdvance {
+				w.now = max(w.now, j.deadline)
+				w.record(action{kind: actClock, at: j.deadline})
+			}
+			break
+		}
+		j.left--
+		j.Steps++
+		out = append(out, evs...)
+	}
+	return out, j.done
+}
+
+// Stop ends the job where it is: an advance leaves the clock at its last
+// step. It says so in the trace.
+func (j *Job) Stop() []trace.Event {
+	if j.done {
+		return nil
+	}
+	j.done = true
+	w := j.w
+	if w.tracing() {
+		w.emit(trace.New("command.stopped", fmt.Sprintf("stopped after %d step(s), at %s", j.Steps, trace.FormatTime(w.now))).
+			With("steps", trace.Int(int64(j.Steps))))
+	}
+	return w.flush()
+}
+
+// Run performs events until nothing is due (at most RunLimit steps).
+func (w *World) Run() []trace.Event {
+	evs, _ := w.Apply(&script.Run{})
+	return evs
+}
+
+// Advance moves the clock by ms, performing every event that falls due
+// (at most RunLimit steps).
 func (w *World) Advance(ms int64) []trace.Event {
-	w.announceAdvance(ms)
-	w.record(action{kind: actAdvance, at: ms})
-	out := w.flush()
-	return append(out, w.advance(ms)...)
+	evs, _ := w.Apply(&script.Advance{Ms: ms})
+	return evs
 }
 
 func (w *World) announceAdvance(ms int64) {

@@ -360,22 +360,6 @@ func (w *World) deliverToClient(f *flight) bool {
 	return true
 }
 
-// advance performs every event due within d, then moves the clock to now+d.
-func (w *World) advance(d int64) []trace.Event {
-	deadline := w.now + d
-	var out []trace.Event
-	for {
-		evs, ok := w.stepWithin(deadline)
-		if !ok {
-			break
-		}
-		out = append(out, evs...)
-	}
-	w.now = max(w.now, deadline)
-	w.record(action{kind: actClock, at: deadline})
-	return out
-}
-
 // release puts back the items a paused producer held: what fell due
 // while it was paused happens now, the rest at its own time.
 func (w *World) release(s *producerSlot) {

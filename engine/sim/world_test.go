@@ -195,3 +195,51 @@ func TestSeedJittersRetries(t *testing.T) {
 		}
 	}
 }
+
+// A long command performed a slice at a time (the lab draws between
+// slices) does exactly what it does at once.
+func TestJobSlicesEqualWhole(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		cmds := randomSession(seed, 40)
+		whole, sliced := New(seed), New(seed)
+		var a, b strings.Builder
+		for i, c := range cmds {
+			evs, _ := whole.Apply(c)
+			for _, e := range evs {
+				a.WriteString(e.Describe() + "\n")
+			}
+			if j, ok := sliced.StartJob(c); ok {
+				evs = j.started
+				for !j.Done() {
+					more, _ := j.Continue(1 + (i+int(seed))%7)
+					evs = append(evs, more...)
+				}
+			} else {
+				evs, _ = sliced.Apply(c)
+			}
+			for _, e := range evs {
+				b.WriteString(e.Describe() + "\n")
+			}
+		}
+		if a.String() != b.String() {
+			t.Fatalf("seed %d: slicing changed the run", seed)
+		}
+	}
+}
+
+// Stopping an advance leaves the clock at its last step and says so; an
+// advance through a storm of retries stops by itself after RunLimit steps.
+func TestJobStop(t *testing.T) {
+	w := playScript(t, "producer p1\nsend p1 orders-0 1\n")
+	c, _ := script.ParseLine("advance 1h")
+	j, _ := w.StartJob(c)
+	j.Continue(3)
+	evs := j.Stop()
+	if !j.Done() || len(evs) != 1 || evs[0].Kind != "command.stopped" || w.Now() >= 3_600_000 {
+		t.Fatalf("after stop: done %v, events %v, clock %d", j.Done(), evs, w.Now())
+	}
+	storm := playScript(t, "producer t1 transactional=tx\nrun\nbegin t1\nsend t1 orders-0 1\nkill broker 1\nkill broker 2\nadvance 100000h\n")
+	if count(storm, "run.limit") != 1 || storm.Now() >= 100_000*3_600_000 {
+		t.Fatalf("the storm's advance did not stop at the limit (clock %d)", storm.Now())
+	}
+}
