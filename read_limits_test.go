@@ -75,3 +75,31 @@ func TestReadLimitEndlessPipe(t *testing.T) {
 	}
 	<-done
 }
+
+// A size out of its limit is a parse error: file:line:col, the value and
+// the limit, nothing runs, exit status 2 — before the engine can be
+// asked for two billion records.
+func TestPlayRefusesSizesOutOfLimits(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "big.eos")
+	os.WriteFile(bad, []byte("cluster brokers=2147483647 partitions=1000000\nproducer p1\nsend p1 orders-0 2147483647\n"), 0o644)
+	code, out, errOut := runCLI(t, "play", bad)
+	for _, want := range []string{
+		bad + `:1:9: cluster: brokers must be at most 9 (every broker must fit on the lab's screen), got "2147483647"`,
+		bad + `:3:18: send: COUNT must be at most 10000 (one batch, which must stay well under Kafka's 1 MiB max.message.bytes), got "2147483647"`,
+	} {
+		if code != 2 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stdout %.100q, stderr %q; want %q", code, out, errOut, want)
+		}
+	}
+}
+
+// `lessons check` no longer passes a lesson whose checks a typo turned
+// into narration.
+func TestLessonsCheckMistypedBlock(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "typo.md")
+	os.WriteFile(file, []byte("---\nchapter: 2\ntitle: T\nsummary: S\n---\n\n## S\n\n```eos\nproducer p1\nrun\n```\n\n```expectt\nproducers.p1.producer_id == 99\n```\n"), 0o644)
+	code, out, errOut := runCLI(t, "lessons", "check", file)
+	if code != 1 || strings.Contains(out, "ok") || !strings.Contains(errOut, file+`:14: unknown block "expectt", did you mean `+"```expect?") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
