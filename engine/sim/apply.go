@@ -74,6 +74,9 @@ func (w *World) StartJob(c script.Command) (*Job, bool) {
 	return j, true
 }
 
+// Started is what starting the job said (an advance announces itself).
+func (j *Job) Started() []trace.Event { return j.started }
+
 // Done reports whether the job has finished.
 func (j *Job) Done() bool { return j.done }
 
