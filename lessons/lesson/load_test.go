@@ -124,3 +124,43 @@ func BenchmarkParseLesson16k(b *testing.B) {
 		}
 	}
 }
+
+// narratedLesson is a lesson of n steps that each add a record to the
+// log and check nothing.
+func narratedLesson(n int) []byte {
+	var b strings.Builder
+	b.WriteString("---\nchapter: 9\ntitle: Big\nsummary: Many steps.\n---\n\n## First\n\n```eos\nproducer p1\n```\n")
+	for i := range n {
+		fmt.Fprintf(&b, "\n## Step %d\n\nNarration.\n\n```eos\nsend p1 orders-0 1\nrun\n```\n", i)
+	}
+	return []byte(b.String())
+}
+
+// playBytesPerStep is what playing a narrated lesson of n steps
+// allocates per step.
+func playBytesPerStep(t *testing.T, n int) float64 {
+	t.Helper()
+	l, err := Parse("n.md", narratedLesson(n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if _, ok := NewPlayer(l, 1).PlayAll(); !ok {
+		t.Fatal("the lesson fails")
+	}
+	runtime.ReadMemStats(&after)
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+}
+
+// A step with nothing to check builds no view of the state, whose size
+// grows with the log: playing narrated steps costs the same per step in
+// a long lesson as in a short one.
+func TestPlayWithoutChecksIsLinear(t *testing.T) {
+	small, large := playBytesPerStep(t, 100), playBytesPerStep(t, 1500)
+	t.Logf("%.0f bytes per step for 100 steps, %.0f for 1500", small, large)
+	if large > 2*small {
+		t.Fatalf("playing allocates %.0f bytes per step for 1500 steps, %.0f for 100: not linear", large, small)
+	}
+}

@@ -140,19 +140,27 @@ func (p *Player) PlayStep(i int) StepReport {
 	r := StepReport{Index: i, Step: st}
 	from := len(p.W.Trace())
 	r.Commands = p.apply(st.Commands)
+	// A view decodes the whole state, so the step builds one at most, and
+	// only if something reads it: a long lesson of narrated steps would
+	// otherwise cost the square of its length.
+	var v *View
+	view := func() *View {
+		if v == nil {
+			v = p.View(from)
+		}
+		return v
+	}
 	switch st.Kind {
 	case Predict:
 		r.Commands = append(r.Commands, p.apply(st.Prediction.Reveal)...)
-		r.Choices = Mark(p.View(from), st.Prediction)
+		r.Choices = Mark(view(), st.Prediction)
 	case Challenge:
 		r.Commands = append(r.Commands, p.apply(st.Challenge.Solution)...)
-		r.Goals = Goals(p.View(from), st.Challenge)
+		r.Goals = Goals(view(), st.Challenge)
 	}
-	// A view decodes the whole state: build it only for checks to read,
-	// or a long lesson of narrated steps costs the square of its length.
 	r.Checks = []Check{}
 	if len(st.Expect) > 0 {
-		r.Checks = Evaluate(p.View(from), st.Expect)
+		r.Checks = Evaluate(view(), st.Expect)
 	}
 	return r
 }
