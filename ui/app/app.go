@@ -80,6 +80,7 @@ type Model struct {
 	shownPartition, shownProducer string // what the panels show now
 
 	cmdbar   commandbar.Model
+	job      *runningJob // a long command running a slice at a time, or nil
 	help     help.Model
 	showHelp bool
 	pending  *fault // a fault key waiting for confirmation

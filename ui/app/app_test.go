@@ -262,3 +262,42 @@ func TestMouse(t *testing.T) {
 		t.Fatalf("a click on a tab focuses it, got %s", m.sandbox.Bench().Focus())
 	}
 }
+
+// A long command runs a slice at a time between frames: the lab keeps
+// answering keys, says how far it got, and esc stops it where it is (it
+// once ran to its end inside one Update, ignoring ctrl+c, q and signals).
+func TestLongCommandRunsInSlicesAndStops(t *testing.T) {
+	m := sandboxAt(t, 80, 24, "producer t1 transactional=tx", "run", "begin t1", "send t1 orders-0 1", "kill broker 1", "kill broker 2")
+	m, _ = send(t, m, keyRunes(":"), keyRunes("advance 100000h"))
+	next, cmd := m.Update(keyEnter)
+	next, _ = next.(Model).Update(cmd()) // submitted; its slices are not run here
+	m = next.(Model)
+	if m.job == nil {
+		t.Fatalf("advance did not start as a job: %q", m.Status())
+	}
+	for range 3 {
+		next, _ = m.Update(jobMsg{})
+		m = next.(Model)
+	}
+	if m.job == nil || !strings.Contains(m.Status(), "advance 4166d16h: running") || !strings.Contains(m.Status(), "% of the way") ||
+		!strings.Contains(m.Status(), "esc stops it") {
+		t.Fatalf("after three slices: job %v, status %q", m.job != nil, m.Status())
+	}
+	steps := m.Session().Step()
+	next, _ = m.Update(keyRunes("x")) // other keys wait
+	m = next.(Model)
+	if m.job == nil || m.pending != nil {
+		t.Fatal("a fault key acted while a job ran")
+	}
+	next, _ = m.Update(keyEsc)
+	m = next.(Model)
+	if m.job != nil || !strings.Contains(m.Status(), "advance 4166d16h: stopped") || m.Session().Step() != steps {
+		t.Fatalf("esc: job %v, status %q, steps %d → %d", m.job != nil, m.Status(), steps, m.Session().Step())
+	}
+	if m.Session().Snapshot().TimeMs >= 100_000*3_600_000 {
+		t.Fatal("a stopped advance moved the clock to its end")
+	}
+	if m.Screen() != SandboxScreen {
+		t.Fatal("esc left the sandbox instead of stopping the job")
+	}
+}

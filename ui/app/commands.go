@@ -70,6 +70,9 @@ func (m *Model) submit(line string) tea.Cmd {
 	case c == nil:
 		return nil // a comment
 	}
+	if cmd, ok := m.startJob(c); ok {
+		return cmd
+	}
 	if err := m.apply(c, script.Format(c)); err != nil {
 		return m.cmdbar.Fail(line, err.Error(), 0)
 	}
@@ -95,35 +98,27 @@ func (m Model) fileDone(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setStatus(fmt.Sprintf("saved %s: replay it with eoslab play --seed %d %s", msg.file, m.opt.Seed, msg.file), statusbar.Plain)
 		}
 	case loadedMsg:
-		m.load(msg)
+		return m, m.load(msg)
 	case progressMsg:
 		m.progressSaved(msg.err)
 	}
 	return m, nil
 }
 
-func (m *Model) load(msg loadedMsg) {
+// load plays a read script in, a slice at a time (a script may run long).
+func (m *Model) load(msg loadedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.setStatus("load: "+msg.err.Error(), statusbar.Bad)
-		return
+		return nil
 	}
-	if m.sess == nil {
-		return
+	if m.sess == nil || m.job != nil {
+		return nil
 	}
 	cmds, err := script.Parse(msg.file, msg.data)
 	if err != nil {
 		first, _, _ := strings.Cut(err.Error(), "\n")
 		m.setStatus("load: "+first+" (nothing applied)", statusbar.Bad)
-		return
+		return nil
 	}
-	ch, err := m.sess.Load(msg.file, cmds)
-	switch {
-	case err != nil:
-		m.setStatus("load: "+err.Error(), statusbar.Bad)
-	case ch.ForkedAt >= 0:
-		m.setStatus(fmt.Sprintf("forked: a new timeline from step %d · loaded %s", ch.ForkedAt, msg.file), statusbar.Warn)
-	default:
-		m.setStatus(fmt.Sprintf("loaded %s: %d command(s), now at step %d", msg.file, len(cmds), m.sess.Step()), statusbar.Plain)
-	}
-	m.refresh(panel.Forward)
+	return m.startLoad(msg.file, cmds)
 }

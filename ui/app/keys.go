@@ -28,7 +28,16 @@ func (m Model) routeKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(k, m.keys.ForceQuit):
+		m.stopJob()
 		return m, tea.Quit
+	case m.job != nil:
+		// A long command is running: esc (or q) stops it; other keys wait.
+		if key.Matches(k, m.keys.Back, m.keys.Quit) {
+			m.stopJob()
+		} else {
+			m.setStatus(m.jobNote(m.job, "running")+" · esc stops it first", statusbar.Warn)
+		}
+		return m, nil
 	case m.cmdbar.Active():
 		var cmd tea.Cmd
 		h := m.cmdbar.Height()
@@ -228,6 +237,8 @@ func (m Model) routeEvent(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	case autoplayMsg:
 		return m.autoplayTick(msg)
+	case jobMsg:
+		return m.slice()
 	case savedMsg, loadedMsg, progressMsg:
 		return m.fileDone(msg)
 	}

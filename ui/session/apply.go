@@ -44,12 +44,20 @@ func (s *Session) Apply(c script.Command) (Change, error) {
 	return a, nil
 }
 
-func isRun(c script.Command) bool { _, ok := c.(*script.Run); return ok }
+// takesSteps reports whether c is performed as steps (step, run,
+// advance): such a command cannot be refused, and it may take long.
+func takesSteps(c script.Command) bool {
+	switch c.(type) {
+	case *script.Step, *script.Run, *script.Advance:
+		return true
+	}
+	return false
+}
 
 // check tries c on a copy of the shown world, so that a refused command
 // leaves the kept future alone.
 func (s *Session) check(c script.Command) error {
-	if _, ok := c.(*script.Step); ok || isRun(c) {
+	if takesSteps(c) {
 		return nil // steps cannot be refused
 	}
 	probe := sim.New(s.seed)
@@ -120,6 +128,68 @@ func (s *Session) apply(c script.Command) ([]trace.Event, error) {
 	s.log = append(s.log, Entry{Line: script.Format(c), Before: before, After: s.world.Steps()})
 	return evs, nil
 }
+
+// Job is a long command — step N, run, advance — that the lab performs a
+// slice at a time, drawing between slices, so that it can show progress
+// and stop it (sim.Job).
+type Job struct {
+	j      *sim.Job
+	c      script.Command
+	before int
+	// Forked is the step a new timeline started from, or -1.
+	Forked int
+}
+
+// StartJob begins c when it takes steps, forking first when behind; for
+// any other command it reports false and does nothing.
+func (s *Session) StartJob(c script.Command) (*Job, []trace.Event, bool) {
+	if !takesSteps(c) {
+		return nil, nil, false
+	}
+	job := &Job{c: c, Forked: -1}
+	if s.Behind() {
+		job.Forked = max(s.at, 0)
+		s.fork()
+	}
+	job.before = s.world.Steps()
+	j, _ := s.world.StartJob(c)
+	job.j = j
+	return job, j.Started(), true
+}
+
+// Continue performs at most maxSteps more of the job and returns their
+// events, and whether it is done.
+func (s *Session) Continue(job *Job, maxSteps int) ([]trace.Event, bool) {
+	before := s.world.Steps()
+	evs, done := job.j.Continue(maxSteps)
+	if s.cur.Budget > 0 {
+		s.cur.Budget = max(s.cur.Budget-(s.world.Steps()-before), 0)
+	}
+	if done {
+		s.finish(job)
+	}
+	s.moved()
+	return evs, done
+}
+
+// Stop ends the job where it is.
+func (s *Session) Stop(job *Job) []trace.Event {
+	evs := job.j.Stop()
+	s.moved()
+	return evs
+}
+
+// finish logs a job that ran to its end: an advance as itself (steps are
+// written from the step counts).
+func (s *Session) finish(job *Job) {
+	if _, ok := job.c.(*script.Advance); ok {
+		s.log = append(s.log, Entry{Line: script.Format(job.c), Before: job.before, After: s.world.Steps()})
+	}
+}
+
+// JobSteps is how many steps the job has performed, and the clock it moves
+// to (0 unless it is an advance).
+func (job *Job) Progress() (steps int, deadline int64) { return job.j.Steps, job.j.Deadline() }
 
 // Load applies a whole script (`:load`), forking first when behind. It
 // stops at the first command the world refuses and reports it with its
