@@ -27,7 +27,7 @@ type KeyMap struct {
 
 	// Faults: each shows what it will act on, then waits for Confirm.
 	LoseResponse, LoseRequest, Delay, Reset, Refuse, RestartProducer, Pause, RestartBroker, Failover, Advance key.Binding
-	Confirm, Cancel                                                                            key.Binding
+	Confirm, Cancel                                                                                           key.Binding
 
 	// Lessons: answer a prediction; a challenge's next hint, its solution
 	// loaded into the command bar (not run).
