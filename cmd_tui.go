@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eoslab/eoslab/assets"
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/themes"
@@ -114,7 +115,7 @@ func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
 	f := &tuiFlags{}
 	f.altScreen, _ = cmd.Flags().GetBool("alt-screen")
 	f.mouse, _ = cmd.Flags().GetBool("mouse")
-	opt, err := labOptions(0)
+	opt, err := labOptions(cfg.Options().Seed) // worlds opened from the inspector run with the configured seed
 	if err != nil {
 		return err
 	}
@@ -122,7 +123,9 @@ func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
 		return err
 	}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		// The browser holds a file whole; `eoslab inspect FILE` streams one
+		// of any size.
+		data, err := fileio.ReadLimited(p, maxBrowsedSegment, "a segment the browser opens (eoslab inspect "+p+" reads any size)")
 		if err != nil {
 			return err
 		}
@@ -130,6 +133,11 @@ func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
 	}
 	return app.Run(opt, f.program()...)
 }
+
+// maxBrowsedSegment bounds a segment file `inspect --tui` holds in memory:
+// Kafka's default segment.bytes is 1 GiB, but the browser is for looking,
+// and a quarter of that is already far more than a screen shows.
+const maxBrowsedSegment = 256 << 20
 
 // catalog lists the chapters: the built-in lessons, the lessons of
 // lessons_dir, then the example scripts as extra chapters numbered from

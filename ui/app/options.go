@@ -3,12 +3,12 @@ package app
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
 
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/screen/inspect"
 	"github.com/eoslab/eoslab/ui/styles"
@@ -106,6 +106,9 @@ type Options struct {
 	SaveProgress func(Progress) error
 }
 
+// MaxScriptBytes bounds a script read by :load.
+const MaxScriptBytes = 16 << 20
+
 func (o *Options) defaults() {
 	if o.Renderer == nil {
 		o.Renderer = lipgloss.DefaultRenderer()
@@ -114,10 +117,11 @@ func (o *Options) defaults() {
 		o.Catalog = func() ([]*lesson.Lesson, error) { return nil, nil }
 	}
 	if o.ReadFile == nil {
-		o.ReadFile = os.ReadFile
+		// :load reads a script: at most 16 MiB, as `eoslab play` does.
+		o.ReadFile = func(name string) ([]byte, error) { return fileio.ReadLimited(name, MaxScriptBytes, "a script") }
 	}
 	if o.WriteFile == nil {
-		o.WriteFile = func(name string, data []byte) error { return os.WriteFile(name, data, 0o644) }
+		o.WriteFile = fileio.WriteAtomic
 	}
 	if o.AutoplayRate <= 0 {
 		o.AutoplayRate = 2
