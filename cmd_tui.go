@@ -125,9 +125,9 @@ func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
 	for _, p := range paths {
 		// The browser holds a file whole; `eoslab inspect FILE` streams one
 		// of any size.
-		data, err := fileio.ReadLimited(p, maxBrowsedSegment, "a segment the browser opens (eoslab inspect "+p+" reads any size)")
+		data, err := fileio.ReadLimited(p, maxBrowsedSegment, "a segment for --tui")
 		if err != nil {
-			return err
+			return fmt.Errorf("%w (eoslab inspect %s streams a file of any size)", err, p)
 		}
 		opt.Inspect = append(opt.Inspect, inspect.File{Name: filepath.Base(p), Data: data})
 	}
