@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -155,11 +154,7 @@ func (c *config) read() error {
 		if !required && errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is said once, below
-		}
-		return &configError{[]string{fmt.Sprintf("config file %s: %v", path, err)}}
+		return &configError{[]string{"config file " + fileProblem(err)}}
 	}
 	return c.use(path, data)
 }

@@ -55,6 +55,7 @@ func TestConfigErrors(t *testing.T) {
 		flags      []string
 		want       string // stderr of `config`, with FILE for the file's path
 	}{
+		{name: "a file of more than 1 MiB", file: "seed: 1\n" + strings.Repeat("#", maxConfigBytes), want: "config file FILE: larger than 1 MiB, the most a config file may be"},
 		{name: "bad YAML on line 2", file: "theme: dark\nmouse: [true\n", want: "config file FILE:2: did not find expected ',' or ']'"},
 		{name: "an unclosed list on line 1", file: "seed: [1\n", want: "config file FILE:1: did not find expected ',' or ']'"},
 		{name: "a list item among keys", file: "seed: 1\n- a\n", want: "config file FILE:2: did not find expected key"},
