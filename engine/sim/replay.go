@@ -14,6 +14,11 @@ const (
 	actStep                          // steps, run-length encoded: at = how many
 	actAdvance                       // the start of an advance (its announcement)
 	actClock                         // an idle clock move to at (the end of an advance)
+	// actIdle is a step that found nothing to do within limit. It is
+	// history too: looking drops spent timers, holds a paused producer's
+	// items and moves the periodic tasks past boundaries where they did
+	// nothing, and the world replayed must look the same way.
+	actIdle
 )
 
 // action is one entry of the world's history; replaying the history on a
@@ -28,6 +33,9 @@ type action struct {
 
 func (w *World) record(a action) {
 	a.after = w.steps
+	if n := w.actions.len(); a.kind == actIdle && n > 0 && w.actions.at(n-1).kind == actIdle && w.actions.at(n-1).limit == a.limit {
+		return // looking again finds the same nothing
+	}
 	if n := w.actions.len(); a.kind == actStep && n > 0 && w.actions.at(n-1).kind == actStep && w.actions.at(n-1).limit == a.limit {
 		last := w.actions.at(n - 1)
 		last.at++ // consecutive steps share one entry
@@ -85,6 +93,10 @@ func (r *World) replay(a action) {
 		}
 		r.flush()
 		return
+	case actIdle:
+		if _, ok := r.step(a.limit); ok {
+			panic("replaying an idle step performed one (the history is not deterministic)")
+		}
 	case actAdvance:
 		r.announceAdvance(a.at)
 	case actClock:

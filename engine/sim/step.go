@@ -21,9 +21,11 @@ const noLimit = int64(1<<63 - 1)
 // (an advance), periodic tasks due by then count even when no item is.
 func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 	evs, ok := w.step(limit)
+	kind := actIdle
 	if ok {
-		w.record(action{kind: actStep, limit: limit})
+		kind = actStep
 	}
+	w.record(action{kind: kind, limit: limit})
 	return evs, ok
 }
 
