@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/spf13/cobra"
@@ -123,7 +124,7 @@ func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 
 // loadLesson reads a lesson file from disk, at most maxSourceBytes of it.
 func loadLesson(path string) (*lesson.Lesson, error) {
-	src, err := readLimited(path, maxSourceBytes, "a lesson")
+	src, err := fileio.ReadLimited(path, maxSourceBytes, "a lesson")
 	if err != nil {
 		return nil, err
 	}

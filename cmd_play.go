@@ -13,6 +13,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/ui/app"
 	"github.com/eoslab/eoslab/ui/transcript"
@@ -70,39 +71,8 @@ checks; exit status 1 if a check fails.`,
 // short of what would keep the lab parsing, or playing, for minutes.
 const maxSourceBytes = 16 << 20
 
-// readLimited reads path, which may hold at most limit bytes: a larger
-// file, or one that never ends (/dev/zero, an endless pipe), is an error
-// naming it once limit+1 bytes have been read, not a lab that reads on.
-// what says what the file is, for the message.
-func readLimited(path string, limit int64, what string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than %s, the most %s may be", path, byteSize(limit), what)
-	}
-	return data, nil
-}
-
-// byteSize renders a limit such as 16 MiB.
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) error {
-	src, err := readLimited(path, maxSourceBytes, "a script")
+	src, err := fileio.ReadLimited(path, maxSourceBytes, "a script")
 	if errors.Is(err, os.ErrNotExist) && !strings.HasSuffix(path, ".eos") {
 		// Neither a file nor a chapter: say what could have been meant.
 		_, lerr := lessons.Find(path)

@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/internal/fileio"
 )
 
 // config resolves settings with one viper instance, never the global one.
@@ -149,7 +150,7 @@ func (c *config) read() error {
 		}
 		path, required = p, false
 	}
-	data, err := readLimited(path, maxConfigBytes, "a config file")
+	data, err := fileio.ReadLimited(path, maxConfigBytes, "a config file")
 	if err != nil {
 		if !required && errors.Is(err, os.ErrNotExist) {
 			return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/ui/app"
 )
 
@@ -51,7 +52,7 @@ const maxProgressBytes = 1 << 20
 // wrong shape, with numbers no run could have written — is no progress
 // either, and is remembered: the next save keeps it aside first.
 func (f *progressFile) load() (app.Progress, error) {
-	data, err := readLimited(f.path, maxProgressBytes, "a progress file")
+	data, err := fileio.ReadLimited(f.path, maxProgressBytes, "a progress file")
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		// Missing, or not ours to read (permissions): nothing to keep
@@ -148,47 +149,8 @@ func (f *progressFile) save(p app.Progress) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(f.path, data); err != nil {
+	if err := fileio.WriteAtomic(f.path, data); err != nil {
 		return err
 	}
 	return notice
-}
-
-// writeAtomic replaces path with data so that a reader, or a crash, sees
-// the old content or the new, never a part.
-func writeAtomic(path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// The rename is durable once the directory is; some systems cannot
-	// sync a directory, and the file is already in place then.
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }
