@@ -79,6 +79,44 @@ func (w *World) Rewind(step int) (*World, error) {
 	return r, nil
 }
 
+// Moment is a point in a world's history. Several moments share a step
+// count when commands were applied between two steps (a lesson's setup, a
+// fault armed); a Moment tells them apart, so that travelling back goes
+// to each of them and not only to the last one of a step.
+type Moment struct {
+	Steps   int // steps performed
+	actions int // history entries, the last possibly a run of steps cut at Steps
+	events  int // trace events
+}
+
+// Moment is the world's present moment.
+func (w *World) Moment() Moment {
+	return Moment{Steps: w.steps, actions: w.actions.len(), events: len(w.trace)}
+}
+
+// RewindTo returns a new world that has replayed this world's history up
+// to moment m, which must be one of its moments (see Rewind).
+func (w *World) RewindTo(m Moment) (*World, error) {
+	if m.Steps > w.steps || m.actions > w.actions.len() || m.events > len(w.trace) {
+		return nil, fmt.Errorf("no such moment (step %d): the world is at step %d", m.Steps, w.steps)
+	}
+	r := New(w.seed)
+	r.quiet = true
+	for i := range m.actions {
+		a := *w.actions.at(i)
+		if a.kind == actStep && a.after > m.Steps {
+			a.at -= int64(a.after - m.Steps) // the run had grown since the moment
+		}
+		if a.kind == actStep && a.at <= 0 {
+			break
+		}
+		r.replay(a)
+	}
+	r.quiet = false
+	r.trace = w.trace[:m.events:m.events]
+	return r, nil
+}
+
 func (r *World) replay(a action) {
 	switch a.kind {
 	case actApply:

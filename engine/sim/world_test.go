@@ -243,3 +243,36 @@ func TestJobStop(t *testing.T) {
 		t.Fatalf("the storm's advance did not stop at the limit (clock %d)", storm.Now())
 	}
 }
+
+// RewindTo reaches every moment of a history, also those that share a
+// step count, and gives exactly the world that was there.
+func TestRewindToEveryMoment(t *testing.T) {
+	for seed := uint64(1); seed <= 30; seed++ {
+		w := New(seed)
+		type seen struct {
+			m     Moment
+			state []byte
+		}
+		var moments []seen
+		for _, c := range randomSession(seed, 40) {
+			if j, ok := w.StartJob(c); ok {
+				for !j.Done() {
+					j.Continue(1)
+					moments = append(moments, seen{w.Moment(), w.Snapshot().StateJSON()})
+				}
+				continue
+			}
+			w.Apply(c)
+			moments = append(moments, seen{w.Moment(), w.Snapshot().StateJSON()})
+		}
+		for i, s := range moments {
+			r, err := w.RewindTo(s.m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := r.Snapshot().StateJSON(); !bytes.Equal(got, s.state) {
+				t.Fatalf("seed %d, moment %d (step %d): the rewound world differs\n got %s\nwant %s", seed, i, s.m.Steps, got, s.state)
+			}
+		}
+	}
+}
