@@ -89,6 +89,11 @@ type Moment struct {
 	events  int // trace events
 }
 
+// After reports whether m comes later in the history than o.
+func (m Moment) After(o Moment) bool {
+	return m.actions > o.actions || m.actions == o.actions && m.Steps > o.Steps
+}
+
 // Moment is the world's present moment.
 func (w *World) Moment() Moment {
 	return Moment{Steps: w.steps, actions: w.actions.len(), events: len(w.trace)}
