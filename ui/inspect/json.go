@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math/bits"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -119,6 +120,19 @@ func (j *JSONWriter) bytes(prefix string, b []byte) {
 	switch {
 	case b == nil:
 		o.buf = append(o.buf, `":null`...)
+	case len(b) <= piece:
+		// Escaping finds invalid UTF-8 on its way: one pass, and on invalid
+		// text the output goes back to the key's name for base64 instead.
+		mark := len(o.buf)
+		o.buf = append(o.buf, `":"`...)
+		var valid bool
+		if o.buf, valid = escapeJSON(o.buf, b, false); valid {
+			o.buf = append(o.buf, '"')
+			return
+		}
+		o.buf = append(o.buf[:mark], `_b64":"`...)
+		o.base64(b)
+		o.buf = append(o.buf, '"')
 	case utf8.Valid(b):
 		o.buf = append(o.buf, `":"`...)
 		o.jsonText(b)
@@ -168,19 +182,17 @@ const (
 
 // specialBytes has the high bit set in the lowest byte of x that needs a
 // look — a control character, '"', '\\', '<', '>', '&', or a byte of a
-// multi-byte rune — and is 0 when none does. (x - lows*n) & ^x & highs
-// flags the bytes of x below n; a byte equal to c is below 1 in x^c, and
-// setting a bit first folds two characters into one test: b|4 is '&' for
-// '"' and '&' alone, b|2 is '>' for '<' and '>' alone. The borrow can flag
-// bytes above a flagged one, never below, so the lowest flag is exact.
+// multi-byte rune — and is 0 when none does. For a byte below 0x80,
+// subtracting n sets its high bit exactly when it is below n; a byte equal
+// to c is below 1 in x^c, and setting a bit first folds two characters into
+// one test: b|4 is '&' for '"' and '&' alone, b|2 is '>' for '<' and '>'
+// alone. A byte from 0x80 is flagged as it is and never borrows. Borrows
+// from a flagged byte can flag bytes above it, never below, so the lowest
+// flag is exact.
 func specialBytes(x uint64) uint64 {
 	const quoteAmp, angles, backslash = lows * '&', lows * '>', lows * '\\'
 	y, z, w := x|lows*4^quoteAmp, x|lows*2^angles, x^backslash
-	m := (x - lows*0x20) & ^x
-	m |= (y - lows) & ^y
-	m |= (z - lows) & ^z
-	m |= (w - lows) & ^w
-	return (m | x) & highs
+	return (x | (x - lows*0x20) | (y - lows) | (z - lows) | (w - lows)) & highs
 }
 
 // appendJSONEscaped appends the inside of a JSON string for arbitrary bytes
@@ -188,57 +200,103 @@ func specialBytes(x uint64) uint64 {
 // encoding/json does. Cutting s at the start of a rune (utf8Piece) and
 // escaping the pieces one after the other gives the same bytes.
 func appendJSONEscaped(dst, s []byte) []byte {
-	start := 0
+	dst, _ = escapeJSON(dst, s, true)
+	return dst
+}
+
+// escapeJSON is appendJSONEscaped, also reporting whether s is valid UTF-8;
+// unless lossy, it gives up at the first invalid byte (the caller writes
+// base64 instead).
+// It makes room for the worst case first (every byte becomes \u00XX or
+// \ufffd: six), then copies 32 bytes at a time as it checks them, a copy
+// that later writes may overwrite, so that text costs one load and one
+// store per word, not a copy per run between escapes.
+func escapeJSON(dst, s []byte, lossy bool) (_ []byte, valid bool) {
+	valid = true
+	dst = slices.Grow(dst, 6*len(s)+32)
+	n := len(dst)
+	out := dst[:cap(dst)]
+	le := binary.LittleEndian
 	for i := 0; i < len(s); {
-		c := s[i]
-		if i+8 <= len(s) {
-			// Text is mostly runs that need nothing: step over them 8 bytes
-			// at a time, and straight to the first byte that needs a look.
-			m := specialBytes(binary.LittleEndian.Uint64(s[i:]))
-			if m == 0 {
-				i += 8
+		var c byte
+		switch {
+		case i+32 <= len(s):
+			// Four words at once, their tests side by side: a run of plain
+			// text goes 32 bytes a step, and the first byte to look at is
+			// found from the masks.
+			w0, w1, w2, w3 := le.Uint64(s[i:]), le.Uint64(s[i+8:]), le.Uint64(s[i+16:]), le.Uint64(s[i+24:])
+			o := out[n : n+32]
+			le.PutUint64(o, w0)
+			le.PutUint64(o[8:], w1)
+			le.PutUint64(o[16:], w2)
+			le.PutUint64(o[24:], w3)
+			m0, m1, m2, m3 := specialBytes(w0), specialBytes(w1), specialBytes(w2), specialBytes(w3)
+			if m0|m1|m2|m3 == 0 {
+				i, n = i+32, n+32
 				continue
 			}
-			i += bits.TrailingZeros64(m) >> 3
+			var k int
+			switch {
+			case m0 != 0:
+				k = bits.TrailingZeros64(m0) >> 3
+			case m1 != 0:
+				k = 8 + bits.TrailingZeros64(m1)>>3
+			case m2 != 0:
+				k = 16 + bits.TrailingZeros64(m2)>>3
+			default:
+				k = 24 + bits.TrailingZeros64(m3)>>3
+			}
+			i, n = i+k, n+k
 			c = s[i]
-		} else if c < utf8.RuneSelf && jsonSafe[c] {
-			i++
-			continue
+		case i+8 <= len(s):
+			w := le.Uint64(s[i:])
+			le.PutUint64(out[n:], w)
+			m := specialBytes(w)
+			if m == 0 {
+				i, n = i+8, n+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) >> 3
+			i, n = i+k, n+k
+			c = s[i]
+		default:
+			if c = s[i]; c < utf8.RuneSelf && jsonSafe[c] {
+				out[n] = c
+				i, n = i+1, n+1
+				continue
+			}
 		}
 		if c < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
 			switch c {
 			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
+				out[n], out[n+1] = '\\', c
+				n += 2
+			case '\b', '\f', '\n', '\r', '\t':
+				out[n], out[n+1] = '\\', shortEscape[c]
+				n += 2
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				copy(out[n:], []byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]})
+				n += 6
 			}
 			i++
-			start = i
 			continue
 		}
 		r, size := utf8.DecodeRune(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			start = i + size
+			if valid = false; !lossy {
+				return out[:n], false
+			}
+			n += copy(out[n:], `\ufffd`)
 		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			start = i + size
+			n += copy(out[n:], []byte{'\\', 'u', '2', '0', '2', hexDigits[r&0xf]})
+		default:
+			n += copy(out[n:], s[i:i+size])
 		}
 		i += size
 	}
-	return append(dst, s[start:]...)
+	return out[:n], valid
 }
+
+// shortEscape is the letter of the two-character escapes encoding/json uses.
+var shortEscape = [utf8.RuneSelf]byte{'\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
