@@ -18,8 +18,12 @@ import (
 // world is unchanged. What Kafka's client would refuse at run time (a
 // ConfigException, a send on a fenced producer) is an event, not an error.
 func (w *World) Apply(c script.Command) ([]trace.Event, error) {
-	if j, ok := w.StartJob(c); ok {
+	var j Job
+	if w.startJob(c, &j) {
 		evs, _ := j.Continue(math.MaxInt)
+		if len(j.started) == 0 {
+			return evs, nil
+		}
 		return append(j.started, evs...), nil
 	}
 	if err := w.applyNow(c); err != nil {
@@ -57,7 +61,26 @@ const (
 // StartJob begins c if it takes steps (step, run, advance); otherwise it
 // reports false and does nothing.
 func (w *World) StartJob(c script.Command) (*Job, bool) {
-	j := &Job{w: w, left: RunLimit}
+	if !takesSteps(c) {
+		return nil, false
+	}
+	j := &Job{}
+	w.startJob(c, j)
+	return j, true
+}
+
+// takesSteps reports whether c is performed as a job of steps.
+func takesSteps(c script.Command) bool {
+	switch c.(type) {
+	case *script.Step, *script.Run, *script.Advance:
+		return true
+	}
+	return false
+}
+
+// startJob fills j for c if c takes steps, and reports whether it does.
+func (w *World) startJob(c script.Command, j *Job) bool {
+	*j = Job{w: w, left: RunLimit}
 	switch c := c.(type) {
 	case *script.Step:
 		j.kind, j.left = jobStep, max(c.N, 1)
@@ -69,9 +92,9 @@ func (w *World) StartJob(c script.Command) (*Job, bool) {
 		w.record(action{kind: actAdvance, at: c.Ms})
 		j.started = w.flush()
 	default:
-		return nil, false
+		return false
 	}
-	return j, true
+	return true
 }
 
 // Started is what starting the job said (an advance announces itself).
@@ -138,9 +161,12 @@ func (j *Job) Stop() []trace.Event {
 
 // Run performs events until nothing is due (at most RunLimit steps).
 func (w *World) Run() []trace.Event {
-	evs, _ := w.Apply(&script.Run{})
+	evs, _ := w.Apply(runCommand)
 	return evs
 }
+
+// runCommand is the command Run applies (commands are never modified).
+var runCommand = &script.Run{}
 
 // Advance moves the clock by ms, performing every event that falls due
 // (at most RunLimit steps).

@@ -93,7 +93,7 @@ type connection struct {
 	due         [2]int64 // arrival of the newest message each way: [0] to the broker, [1] back
 	wire        int      // messages on the wire (or arrived and waiting to be read)
 	busy        int      // the request the broker is handling and has not answered yet
-	inbox       []*flight
+	inbox       []flight
 }
 
 // direction of a message on its connection.
@@ -103,7 +103,7 @@ const (
 )
 
 // endsOf returns the connection pair and direction of a message.
-func endsOf(from, to msg.Addr, body msg.Body) (connPair, int) {
+func endsOf(from, to msg.Addr, body msg.Body) (connPair, uint8) {
 	ch := channelOf(body)
 	if body.IsResponse() {
 		return connPair{opener: to, broker: from.Broker, channel: ch}, toOpener
@@ -176,16 +176,17 @@ func (w *World) read(c *connection, id int) {
 	c.busy = 0
 	if len(c.inbox) > 0 {
 		f := c.inbox[0]
-		c.inbox[0] = nil
+		c.inbox[0] = flight{}
 		c.inbox = c.inbox[1:]
 		f.due = w.now
-		w.schedule(item{due: w.now, kind: itemDeliver, flight: f})
+		w.schedule(item{due: w.now, kind: itemDeliver, fl: f})
 	}
 }
 
 // dropInbox loses the requests a closing connection still held unread.
 func (w *World) dropInbox(c *connection) {
-	for _, f := range c.inbox {
+	for i := range c.inbox {
+		f := &c.inbox[i]
 		c.wire--
 		if w.tracing() {
 			m := &f.m

@@ -195,7 +195,7 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	f.due = max(f.due, c.due[dir]) // in order behind everything sent before it
 	c.due[dir] = f.due
 	c.wire++
-	w.schedule(item{due: f.due, kind: itemDeliver, flight: f})
+	w.schedule(item{due: f.due, kind: itemDeliver, fl: *f})
 	if w.tracing() {
 		verb := "sends"
 		if resp {

@@ -28,7 +28,7 @@ func FuzzWorld(f *testing.F) {
 					b.WriteByte('\n')
 				}
 				deliveries, others := liveItems(w)
-				if n := len(w.queue); n > 2*(deliveries+others)+compactSlack {
+				if n := w.queue.len(); n > 2*(deliveries+others)+compactSlack {
 					t.Fatalf("%s: the queue holds %d items of which %d can act", c.Verb(), n, deliveries+others)
 				}
 				if others > actorBound(w) {

@@ -26,7 +26,7 @@ func TestNothingGrowsWithoutBound(t *testing.T) {
 		for i, c := range randomSession(seed, 80) {
 			w.Apply(c)
 			deliveries, others := liveItems(w)
-			if n := len(w.queue); n > 2*(deliveries+others)+compactSlack {
+			if n := w.queue.len(); n > 2*(deliveries+others)+compactSlack {
 				t.Fatalf("seed %d, command %d: the queue holds %d items of which %d can act", seed, i, n, deliveries+others)
 			}
 			if limit := actorBound(w); others > limit {
@@ -84,7 +84,7 @@ func actorBound(w *World) int {
 // the queue stays small.
 func TestRetryStormStaysSmall(t *testing.T) {
 	w := playScript(t, "producer t1 transactional=tx\nrun\nbegin t1\nsend t1 orders-0 1\nkill broker 1\nkill broker 2\nadvance 2h\ncommit t1\nadvance 1h\n")
-	if n := len(w.queue); n > 200 {
+	if n := w.queue.len(); n > 200 {
 		t.Fatalf("%d items queued after two hours of retries", n)
 	}
 }

@@ -21,49 +21,74 @@ const (
 // item is one due event. Items due at the same time run in the order they
 // were scheduled (seq), which keeps the world deterministic.
 type item struct {
-	due    int64
-	seq    uint64
-	kind   itemKind
-	flight *flight       // itemDeliver: the message
-	slot   *producerSlot // itemWake, itemProducerTimer: the producer
-	life   int           // producer incarnation the item belongs to
-	timer  client.TimerKind
-	ref    int // timer reference, purgatory request id
+	due   int64
+	seq   uint64
+	kind  itemKind
+	timer client.TimerKind
+	fl    flight        // itemDeliver: the message, by value
+	slot  *producerSlot // itemWake, itemProducerTimer: the producer
+	life  int           // producer incarnation the item belongs to
+	ref   int           // timer reference, purgatory request id
 	broker int
-	tp     msg.TP
-	txnID  string  // itemCoordTimer
-	conn   connKey // itemConnClosed
+	tp    msg.TP
+	txnID string  // itemCoordTimer
+	conn  connKey // itemConnClosed
 }
 
-// itemHeap is a binary min-heap of items by (due, seq), kept as values so
-// that scheduling allocates nothing.
-type itemHeap []item
+// qent is a heap entry: the order of an item and where its payload is.
+// The heap moves only these 24 bytes; payloads stay in the slab.
+type qent struct {
+	due int64
+	seq uint64
+	at  int32 // index into queue.slab
+}
 
-func (h itemHeap) less(i, j int) bool {
-	if h[i].due != h[j].due {
-		return h[i].due < h[j].due
+// queue is a binary min-heap of items by (due, seq). Payloads live in a
+// slab reused through a free list, so that scheduling allocates nothing
+// once the slab has grown to the most items ever queued at once.
+type queue struct {
+	heap []qent
+	slab []item
+	free []int32
+}
+
+func (q *queue) len() int { return len(q.heap) }
+
+func (h *queue) less(i, j int) bool {
+	a, b := &h.heap[i], &h.heap[j]
+	if a.due != b.due {
+		return a.due < b.due
 	}
-	return h[i].seq < h[j].seq
+	return a.seq < b.seq
 }
 
 func (w *World) schedule(it item) {
 	w.seq++
 	it.seq = w.seq
-	h := append(w.queue, it)
-	h.up(len(h) - 1)
-	w.queue = h
-	if len(h) > w.compactAt {
+	q := &w.queue
+	var at int32
+	if n := len(q.free); n > 0 {
+		at = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slab[at] = it
+	} else {
+		at = int32(len(q.slab))
+		q.slab = append(q.slab, it)
+	}
+	q.heap = append(q.heap, qent{due: it.due, seq: it.seq, at: at})
+	q.up(len(q.heap) - 1)
+	if len(q.heap) > w.compactAt {
 		w.compact()
 	}
 }
 
-func (h itemHeap) up(i int) {
+func (h *queue) up(i int) {
 	for i > 0 {
 		parent := (i - 1) / 2
 		if !h.less(i, parent) {
 			break
 		}
-		h[i], h[parent] = h[parent], h[i]
+		h.heap[i], h.heap[parent] = h.heap[parent], h.heap[i]
 		i = parent
 	}
 }
@@ -76,17 +101,19 @@ func (h itemHeap) up(i int) {
 // at most twice its live items plus compactSlack, whatever the history.
 // The order in which items come due does not change: it is a total order.
 func (w *World) compact() {
-	kept := w.queue[:0]
-	for _, it := range w.queue {
-		if !w.obsolete(&it) {
-			kept = append(kept, it)
+	q := &w.queue
+	kept := q.heap[:0]
+	for _, e := range q.heap {
+		if w.obsolete(&q.slab[e.at]) {
+			q.release(e.at)
+			continue
 		}
+		kept = append(kept, e)
 	}
-	clear(w.queue[len(kept):])
+	q.heap = kept
 	for i := len(kept)/2 - 1; i >= 0; i-- {
-		kept.down(i)
+		q.down(i)
 	}
-	w.queue = kept
 	w.compactAt = 2*len(kept) + compactSlack
 }
 
@@ -110,39 +137,64 @@ func (w *World) obsolete(it *item) bool {
 	return false
 }
 
-func (h itemHeap) down(i int) {
+func (h *queue) down(i int) {
+	n := len(h.heap)
 	for {
 		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(h) && h.less(l, m) {
+		if l < n && h.less(l, m) {
 			m = l
 		}
-		if r < len(h) && h.less(r, m) {
+		if r < n && h.less(r, m) {
 			m = r
 		}
 		if m == i {
 			return
 		}
-		h[i], h[m] = h[m], h[i]
+		h.heap[i], h.heap[m] = h.heap[m], h.heap[i]
 		i = m
 	}
 }
 
-// peek returns the next item, or nil; the pointer is valid until the queue changes.
-func (w *World) peek() *item {
-	if len(w.queue) == 0 {
-		return nil
-	}
-	return &w.queue[0]
+// release returns a payload slot to the free list.
+func (q *queue) release(at int32) {
+	q.slab[at] = item{} // let the collector have what it pointed to
+	q.free = append(q.free, at)
 }
 
+// peek returns the next item, or nil; the pointer is valid until the queue changes.
+func (w *World) peek() *item {
+	if len(w.queue.heap) == 0 {
+		return nil
+	}
+	return &w.queue.slab[w.queue.heap[0].at]
+}
+
+// pop removes the next item and returns it.
 func (w *World) pop() item {
-	h := w.queue
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h[last] = item{} // let the collector have what it pointed to
-	h = h[:last]
-	h.down(0)
-	w.queue = h
-	return top
+	q := &w.queue
+	top := q.heap[0]
+	it := q.slab[top.at]
+	q.release(top.at)
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	q.down(0)
+	return it
+}
+
+// drop removes the next item without returning it.
+func (w *World) drop() {
+	q := &w.queue
+	q.release(q.heap[0].at)
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	q.down(0)
+}
+
+// each calls f for every queued item, in no particular order.
+func (q *queue) each(f func(it *item)) {
+	for _, e := range q.heap {
+		f(&q.slab[e.at])
+	}
 }

@@ -115,8 +115,8 @@ func sessionFrom(rng intner, ops int) []script.Command {
 
 // liveItems counts what the queue holds that can still act, by kind.
 func liveItems(w *World) (deliveries, others int) {
-	for i := range w.queue {
-		it := &w.queue[i]
+	for _, e := range w.queue.heap {
+		it := &w.queue.slab[e.at]
 		switch {
 		case it.kind == itemDeliver:
 			deliveries++

@@ -198,14 +198,14 @@ func (w *World) Snapshot() *Snapshot {
 		s.Producers = append(s.Producers, w.producerView(name))
 	}
 	w.txnViews(s)
-	for _, it := range w.queue {
+	w.queue.each(func(it *item) {
 		if it.kind != itemDeliver {
-			continue
+			return
 		}
-		f := it.flight
+		f := &it.fl
 		s.InFlight = append(s.InFlight, MessageView{ID: f.m.ID, API: f.m.Body.Name(), Response: f.m.Body.IsResponse(),
 			From: f.m.From.String(), To: f.m.To.String(), SentMs: f.m.SentMs, DueMs: f.due, Lost: f.lost, Delayed: f.delayed, Summary: summarize(&f.m)})
-	}
+	})
 	slices.SortFunc(s.InFlight, func(a, b MessageView) int { return a.ID - b.ID })
 	for _, f := range w.faults {
 		s.Faults = append(s.Faults, f.describe())
@@ -217,8 +217,8 @@ func (w *World) Snapshot() *Snapshot {
 			break
 		}
 	}
-	for _, it := range w.queue {
-		if w.live(&it) && w.pausedOwner(&it) == nil {
+	for _, e := range w.queue.heap {
+		if it := &w.queue.slab[e.at]; w.live(it) && w.pausedOwner(it) == nil {
 			s.Due = true // a paused process's items wait for it: not due
 			break
 		}

@@ -46,11 +46,11 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 			w.steps--
 			return nil, false
 		}
-		it := *next // the queue may change under a pointer
-		if !w.live(&it) {
-			w.pop()
+		if !w.live(next) {
+			w.drop()
 			continue
 		}
+		it := *next // the queue may change under a pointer
 		if s := w.pausedOwner(&it); s != nil {
 			// A paused process reads nothing and its timers wait with it;
 			// holding them takes no time.
@@ -62,7 +62,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		if w.runPeriodic(it.due) {
 			return w.finishStep(), true
 		}
-		w.pop() // a periodic task that did nothing scheduled nothing: the head is it
+		w.drop() // a periodic task that did nothing scheduled nothing: the head is it
 		w.now = max(before, it.due)
 		if w.perform(&it) {
 			return w.finishStep(), true
@@ -83,7 +83,7 @@ func (w *World) finishStep() []trace.Event {
 func (w *World) pausedOwner(it *item) *producerSlot {
 	s := it.slot
 	if it.kind == itemDeliver {
-		s = it.flight.to
+		s = it.fl.to
 	}
 	if s != nil && s.paused {
 		return s
@@ -232,7 +232,7 @@ func (w *World) perform(it *item) bool {
 // it broke at or before this message, was reset, or the receiving end is
 // gone.
 func (w *World) deliver(it *item) bool {
-	f := it.flight
+	f := &it.fl
 	m := &f.m
 	c := f.cn
 	lost, why := f.lost, f.lostWhy
@@ -240,7 +240,7 @@ func (w *World) deliver(it *item) bool {
 		// The broker reads a connection's next request only once it has
 		// answered the one before (Kafka mutes the channel meanwhile): this
 		// one waits in the socket buffer.
-		c.inbox = append(c.inbox, f)
+		c.inbox = append(c.inbox, *f)
 		return false
 	}
 	c.wire--

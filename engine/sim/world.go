@@ -88,7 +88,7 @@ type flight struct {
 	delayed bool
 	to      *producerSlot // the receiving producer, if a producer receives it
 	cn      *connection   // the connection it travels on
-	dir     int           // toBroker or toOpener
+	dir     uint8         // toBroker or toOpener
 }
 
 // World is the whole simulated system. It is deterministic: the same seed
@@ -105,7 +105,7 @@ type World struct {
 	pidNext    int64
 	producers  map[string]*producerSlot
 	prodOrder  []string
-	queue      itemHeap
+	queue      queue
 	seq        uint64
 	nextMsgID  int
 	faults     []*armedFault
