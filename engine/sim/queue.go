@@ -21,18 +21,18 @@ const (
 // item is one due event. Items due at the same time run in the order they
 // were scheduled (seq), which keeps the world deterministic.
 type item struct {
-	due   int64
-	seq   uint64
-	kind  itemKind
-	timer client.TimerKind
-	fl    flight        // itemDeliver: the message, by value
-	slot  *producerSlot // itemWake, itemProducerTimer: the producer
-	life  int           // producer incarnation the item belongs to
-	ref   int           // timer reference, purgatory request id
+	due    int64
+	seq    uint64
+	kind   itemKind
+	timer  client.TimerKind
+	fl     flight        // itemDeliver: the message, by value
+	slot   *producerSlot // itemWake, itemProducerTimer: the producer
+	life   int           // producer incarnation the item belongs to
+	ref    int           // timer reference, purgatory request id
 	broker int
-	tp    msg.TP
-	txnID string  // itemCoordTimer
-	conn  connKey // itemConnClosed
+	tp     msg.TP
+	txnID  string  // itemCoordTimer
+	conn   connKey // itemConnClosed
 }
 
 // qent is a heap entry: the order of an item and where its payload is.
