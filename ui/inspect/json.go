@@ -2,13 +2,12 @@ package inspect
 
 import (
 	"encoding/binary"
+	"errors"
 	"io"
 	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/eoslab/eoslab/engine/record"
 )
 
 // JSONWriter prints one JSON object per batch (JSON Lines) with the keys
@@ -103,11 +102,8 @@ func (j *JSONWriter) Write(b *Batch) error {
 // problemText is the batch's problem without its position, which the line
 // already has.
 func problemText(b *Batch) string {
-	switch {
-	case !b.CRCValid:
-		return (&record.CRCError{Stored: b.CRC, Computed: b.Computed}).Error()
-	case b.Err != nil:
-		return b.Err.Error()
+	if p := b.Problem(); p != nil {
+		return errors.Unwrap(p).Error()
 	}
 	return ""
 }
