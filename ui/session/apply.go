@@ -62,7 +62,7 @@ func (s *Session) check(c script.Command) error {
 	}
 	probe := sim.New(s.seed)
 	if s.at != origin {
-		w, err := s.world.Rewind(s.at)
+		w, err := s.timeline.RewindTo(s.world.Moment())
 		if err != nil {
 			return err
 		}
@@ -74,32 +74,33 @@ func (s *Session) check(c script.Command) error {
 }
 
 // fork makes the shown world the timeline, dropping the future: the log
-// and the lesson marks keep what the shown world contains.
+// and the marks keep what the shown moment contains.
 func (s *Session) fork() {
-	k := s.at
 	s.timeline = s.world
-	if k == origin {
-		s.log, s.marks, s.at = nil, nil, 0
+	if s.at == origin {
+		s.log, s.marks, s.at, s.mark = nil, nil, 0, -1
 		return
 	}
+	shown := s.world.Moment()
 	keep := 0
 	for _, e := range s.log {
-		// An entry applied at step k is part of the world rewound to k. An
+		// An entry applied at or before the shown moment is part of it. An
 		// advance that was cut short by the rewind is dropped: its steps are
 		// saved as `step N` (the clock lands where those steps put it).
-		if e.After > k {
+		if e.moment.After(shown) {
 			break
 		}
 		keep++
 	}
 	s.log = s.log[:keep:keep]
-	n := 0
-	for _, m := range s.marks {
-		if m.steps <= k {
+	n := s.mark + 1 // the shown position and those before it
+	if s.mark < 0 {
+		for n < len(s.marks) && !s.marks[n].m.After(shown) {
 			n++
 		}
 	}
 	s.marks = s.marks[:n:n]
+	s.mark = n - 1
 }
 
 // apply performs c on the shown world (at the present) and logs it.
@@ -125,7 +126,7 @@ func (s *Session) apply(c script.Command) ([]trace.Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.log = append(s.log, Entry{Line: script.Format(c), Before: before, After: s.world.Steps()})
+	s.log = append(s.log, Entry{Line: script.Format(c), Before: before, After: s.world.Steps(), moment: s.world.Moment()})
 	return evs, nil
 }
 
@@ -183,7 +184,7 @@ func (s *Session) Stop(job *Job) []trace.Event {
 // written from the step counts).
 func (s *Session) finish(job *Job) {
 	if _, ok := job.c.(*script.Advance); ok {
-		s.log = append(s.log, Entry{Line: script.Format(job.c), Before: job.before, After: s.world.Steps()})
+		s.log = append(s.log, Entry{Line: script.Format(job.c), Before: job.before, After: s.world.Steps(), moment: s.world.Moment()})
 	}
 }
 
@@ -215,8 +216,9 @@ func (s *Session) Load(file string, cmds []script.Command) (Change, error) {
 // Log is every command applied on the timeline up to the shown world.
 func (s *Session) Log() []Entry {
 	var out []Entry
+	shown := s.world.Moment()
 	for _, e := range s.log {
-		if s.at == origin || e.After > s.at {
+		if s.at == origin || e.moment.After(shown) {
 			break
 		}
 		out = append(out, e)

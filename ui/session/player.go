@@ -2,6 +2,7 @@ package session
 
 import (
 	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/lessons/lesson"
 )
 
@@ -70,11 +71,12 @@ type Cursor struct {
 	StepStart int // trace length when the shown lesson step began
 }
 
-// mark remembers the lesson cursor at an engine step, so that travelling
-// in time restores the lesson position that went with the world.
+// mark remembers a moment the learner saw at the present — after a → or
+// a command — with the lesson cursor that went with it, so that travelling
+// in time stops there and restores the lesson position.
 type mark struct {
-	steps int
-	cur   Cursor
+	m   sim.Moment
+	cur Cursor
 }
 
 // Position is the lesson as the learner sees it.

@@ -5,11 +5,13 @@
 // `eoslab play` replays.
 //
 // Time travel. The session keeps the latest world of the current timeline
-// (the "future" while travelling) and the world shown. Going back replays
-// the timeline's history up to a step (sim.World.Rewind); going forward
-// again rewinds the kept future one step further instead of recomputing
-// it, so → after ← redoes exactly what happened. Any command applied while
-// behind drops that future: the shown world becomes the new timeline.
+// (the "future" while travelling) and the world shown. ← and → move along
+// the timeline's moments: one engine step at a time, and, within a step,
+// through each moment the learner saw there (a lesson step's setup, a fault
+// armed), so that no lesson position is skipped. A moment is shown by
+// replaying the timeline's history up to it (sim.World.RewindTo), so →
+// after ← redoes exactly what happened. Any command applied while behind
+// drops that future: the shown world becomes the new timeline.
 //
 // The package has no Bubble Tea dependency; the app calls it from Update.
 package session
@@ -31,6 +33,7 @@ const origin = -1
 type Entry struct {
 	Line          string // canonical form (script.Format)
 	Before, After int
+	moment        sim.Moment // once it was applied
 }
 
 // Session is one run of the engine in the lab.
@@ -39,6 +42,7 @@ type Session struct {
 	timeline *sim.World // the latest world of the current timeline
 	world    *sim.World // the world shown; == timeline at the present
 	at       int        // steps of the shown world, or origin
+	mark     int        // the shown mark's index, or -1 (between marks, or the origin)
 	log      []Entry
 	snap     *sim.Snapshot
 
@@ -51,7 +55,7 @@ type Session struct {
 
 // New starts a session with a fresh world. l is nil for the sandbox.
 func New(seed uint64, l *lesson.Lesson) *Session {
-	s := &Session{seed: seed, at: origin, lesson: l, cur: Cursor{Budget: untilIdle}}
+	s := &Session{seed: seed, at: origin, mark: -1, lesson: l, cur: Cursor{Budget: untilIdle}}
 	if l != nil {
 		s.segs = segments(l)
 	}
@@ -87,8 +91,11 @@ func (s *Session) Step() int { return s.world.Steps() }
 // TimelineSteps is how far the current timeline goes.
 func (s *Session) TimelineSteps() int { return s.timeline.Steps() }
 
-// Behind reports whether the shown world is in the timeline's past.
-func (s *Session) Behind() bool { return s.world != s.timeline }
+// Behind reports whether the shown world is in the timeline's past: an
+// earlier moment, or an earlier lesson position at the present moment.
+func (s *Session) Behind() bool {
+	return s.world != s.timeline || s.mark >= 0 && s.mark < len(s.marks)-1
+}
 
 // AtOrigin reports whether nothing at all is applied in the shown world.
 func (s *Session) AtOrigin() bool { return s.at == origin }
@@ -123,11 +130,7 @@ const (
 // step instead.
 func (s *Session) Forward() Result {
 	if s.Behind() {
-		next := s.at + 1
-		if s.at == origin {
-			next = 0
-		}
-		s.travel(next)
+		s.forwardInTime()
 		return Result{Kind: Redone, Events: s.eventsAt(s.Step())}
 	}
 	if s.stepping() {
@@ -143,7 +146,9 @@ func (s *Session) Forward() Result {
 		// has played out. When the next segment starts another lesson
 		// step, say so rather than apply it in the same move, so that this
 		// step's end — a prediction's marks, the checks — is shown first.
-		s.refresh()
+		// (Looking is history, and what the learner now sees — nothing due,
+		// the step played out — is a position of its own.)
+		s.moved()
 		if n := s.cur.Seg; n > 0 && n < len(s.segs) && s.segs[n].step != s.segs[n-1].step && !s.snap.Due {
 			return Result{Kind: Settled}
 		}
@@ -185,9 +190,13 @@ func (s *Session) applySegment() Result {
 // moved records the position after a change at the present.
 func (s *Session) moved() {
 	s.at = s.world.Steps()
-	if s.segs != nil {
-		s.marks = append(s.marks, mark{steps: s.at, cur: s.cur})
+	now := s.world.Moment()
+	if n := len(s.marks); n == 0 || s.marks[n-1] != (mark{m: now, cur: s.cur}) {
+		// A lesson position the learner sees is a position even when the
+		// world did not change (a prediction's question after a step's end).
+		s.marks = append(s.marks, mark{m: now, cur: s.cur})
 	}
+	s.mark = len(s.marks) - 1
 	s.refresh()
 }
 
@@ -201,21 +210,61 @@ func (s *Session) eventsAt(k int) []trace.Event {
 	return tr[i:]
 }
 
-// Back goes one engine step back (from step 0, to the origin). It reports
-// false when there is nowhere to go.
+// Back goes back one position: to the one before it at the same step (a
+// lesson step's setup, a fault armed — each position the learner saw), or
+// else to the last one of the step before (from step 0, to the origin).
+// It reports false when there is nowhere to go.
 func (s *Session) Back() bool {
-	switch {
-	case s.at == origin:
+	if s.at == origin {
 		return false
-	case s.at == 0:
-		if len(s.log) == 0 && s.cur.Seg == 0 {
-			return false // step 0 with nothing applied is the origin
+	}
+	j := s.mark - 1
+	if s.mark < 0 {
+		j = s.lastMarkBefore(s.world.Moment())
+	}
+	if j >= 0 && s.marks[j].m.Steps == s.at {
+		s.showMark(j)
+		return true
+	}
+	if s.at == 0 {
+		if s.mark < 0 && s.world.Moment() == (sim.Moment{}) {
+			return false // step 0 with nothing applied and no position seen is the origin
 		}
 		s.travel(origin)
-	default:
-		s.travel(s.at - 1)
+		return true
 	}
+	s.travel(s.at - 1)
 	return true
+}
+
+// forwardInTime redoes the kept future one position: the next one at the
+// same step, or else the first one of the next step.
+func (s *Session) forwardInTime() {
+	next := s.at + 1
+	switch {
+	case s.at == origin:
+		next = 0
+	case s.mark >= 0 && s.mark+1 < len(s.marks) && s.marks[s.mark+1].m.Steps == s.at:
+		s.showMark(s.mark + 1)
+		return
+	}
+	for j := range s.marks {
+		if s.marks[j].m.Steps == next {
+			s.showMark(j)
+			return
+		}
+	}
+	s.travel(next)
+}
+
+// lastMarkBefore is the index of the latest mark earlier than m, or -1.
+func (s *Session) lastMarkBefore(m sim.Moment) int {
+	for j := len(s.marks) - 1; j >= 0; j-- {
+		if m.After(s.marks[j].m) {
+			return j
+		}
+	}
+	return -1
 }
 
 // Start travels to the origin; End to the timeline's last step.
@@ -224,38 +273,65 @@ func (s *Session) Start() { s.travel(origin) }
 // End travels to the present of the timeline.
 func (s *Session) End() { s.travel(s.timeline.Steps()) }
 
-// TravelTo shows the timeline at step k (clamped to the timeline).
+// TravelTo shows the timeline at step k (clamped to the timeline): its
+// last moment there.
 func (s *Session) TravelTo(k int) { s.travel(min(max(k, 0), s.timeline.Steps())) }
 
+// travel shows the last moment at step k (or the origin).
 func (s *Session) travel(k int) {
 	switch {
 	case k == origin:
-		s.world = sim.New(s.seed)
+		s.world, s.mark = sim.New(s.seed), -1
 	case k >= s.timeline.Steps():
 		k = s.timeline.Steps()
-		s.world = s.timeline
+		s.world, s.mark = s.timeline, -1
+		if n := len(s.marks); n > 0 && s.marks[n-1].m == s.timeline.Moment() {
+			s.mark = n - 1
+		}
 	default:
 		w, err := s.timeline.Rewind(k)
 		if err != nil {
 			panic(fmt.Sprintf("rewinding to step %d of %d: %v", k, s.timeline.Steps(), err))
 		}
-		s.world = w
+		s.world, s.mark = w, -1
+		for j := len(s.marks) - 1; j >= 0 && !w.Moment().After(s.marks[j].m); j-- {
+			if s.marks[j].m == w.Moment() {
+				s.mark = j // the last position at that moment
+				break
+			}
+		}
 	}
 	s.at = k
 	s.cur = s.cursorAt(k)
 	s.refresh()
 }
 
-// cursorAt is the lesson cursor that went with the world at step k: the
-// last one recorded at or before it.
+// showMark shows the moment of mark j.
+func (s *Session) showMark(j int) {
+	if s.marks[j].m == s.timeline.Moment() {
+		s.world = s.timeline
+	} else {
+		w, err := s.timeline.RewindTo(s.marks[j].m)
+		if err != nil {
+			panic(fmt.Sprintf("rewinding to a moment at step %d: %v", s.marks[j].m.Steps, err))
+		}
+		s.world = w
+	}
+	s.mark, s.at, s.cur = j, s.marks[j].m.Steps, s.marks[j].cur
+	s.refresh()
+}
+
+// cursorAt is the lesson cursor that went with the shown world: its
+// mark's, or else the last one recorded before it.
 func (s *Session) cursorAt(k int) Cursor {
 	if k == origin {
 		return Cursor{Budget: untilIdle}
 	}
-	for i := len(s.marks) - 1; i >= 0; i-- {
-		if s.marks[i].steps <= k {
-			return s.marks[i].cur
-		}
+	if s.mark >= 0 {
+		return s.marks[s.mark].cur
+	}
+	if j := s.lastMarkBefore(s.world.Moment()); j >= 0 {
+		return s.marks[j].cur
 	}
 	return Cursor{Budget: untilIdle}
 }
