@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/eoslab/eoslab/lessons/lesson"
 )
 
@@ -120,18 +118,19 @@ func (m *Model) checks(cs []lesson.Check) []string {
 	return out
 }
 
-// hintLines draws hint n of total, wrapped to the screen's width and
-// hanging under its label: "hint 1/2: Open a transaction…".
+// hintLines draws hint n of total, rendered as Markdown like the
+// narration (hints name commands in `code`), reflowed to the screen's
+// width and hanging under its label: "hint 1/2: Open a transaction…".
 func (m *Model) hintLines(n, total int, text string) []string {
 	label := fmt.Sprintf("hint %d/%d: ", n, total)
-	body := ansi.Wordwrap(strings.Join(strings.Fields(text), " "), max(m.w-2-len(label), 20), "")
+	body := m.md.Render(text, max(m.w-2-len(label), 20))
 	var out []string
 	for i, l := range strings.Split(body, "\n") {
 		if i == 0 {
-			out = append(out, m.st.Accent.Render(label)+m.st.Text.Render(l))
+			out = append(out, m.st.Accent.Render(label)+l)
 			continue
 		}
-		out = append(out, strings.Repeat(" ", len(label))+m.st.Text.Render(l))
+		out = append(out, strings.Repeat(" ", len(label))+l)
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/charmbracelet/glamour"
 	gansi "github.com/charmbracelet/glamour/ansi"
-	gstyles "github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 )
@@ -40,37 +39,61 @@ func New(profile termenv.Profile, c Colours) *Renderer {
 	return &Renderer{profile: profile, colours: c, cache: map[key]string{}}
 }
 
-// style is glamour's ASCII style coloured with the theme's colours.
+// style is the narration's own glamour style: emphasis as italic, strong
+// as bold, inline code in the accent colour on the theme's shade, headings
+// bold in the accent. It starts from nothing rather than from glamour's
+// ASCII style, which spells emphasis and code with the Markdown's own
+// marks (**, *, `): a learner would read the source, not the text.
+//
+// Under the Ascii profile (NO_COLOR, tests) the lab draws no attributes at
+// all, and neither does the narration: emphasis and code read as plain
+// words, and none of them carries meaning the sentence does not.
 func (r *Renderer) style() gansi.StyleConfig {
-	cfg := gstyles.ASCIIStyleConfig
 	col := func(c string) *string {
 		if c == "" || r.profile == termenv.Ascii {
 			return nil
 		}
 		return &c
 	}
-	cfg.Document.Color = col(r.colours.Text)
-	cfg.Heading.Color = col(r.colours.Accent)
-	cfg.Link.Color = col(r.colours.Accent)
-	cfg.LinkText.Color = col(r.colours.Accent)
-	cfg.HorizontalRule.Color = col(r.colours.Faint)
-	if bg := col(r.colours.Shade); bg != nil {
-		// Inline code as a shaded chip; without colour it keeps the
-		// ASCII style's backquotes.
-		cfg.Code.BackgroundColor = bg
-		cfg.Code.Color = col(r.colours.Text)
-		cfg.Code.Prefix, cfg.Code.Suffix = " ", " "
+	yes := true
+	zero, one, two := uint(0), uint(1), uint(2)
+	bullet, dot := "• ", ". "
+	return gansi.StyleConfig{
+		Document:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Color: col(r.colours.Text)}, Margin: &zero},
+		Paragraph:      gansi.StyleBlock{},
+		BlockQuote:     gansi.StyleBlock{Indent: &one, IndentToken: strp("│ ")},
+		List:           gansi.StyleList{LevelIndent: 2},
+		Heading:        gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Color: col(r.colours.Accent), Bold: &yes}},
+		Strong:         gansi.StylePrimitive{Bold: &yes},
+		Emph:           gansi.StylePrimitive{Italic: &yes},
+		Strikethrough:  gansi.StylePrimitive{CrossedOut: &yes},
+		HorizontalRule: gansi.StylePrimitive{Color: col(r.colours.Faint), Format: "\n────────\n"},
+		Item:           gansi.StylePrimitive{BlockPrefix: bullet},
+		Enumeration:    gansi.StylePrimitive{BlockPrefix: dot},
+		Task:           gansi.StyleTask{Ticked: "[✓] ", Unticked: "[ ] "},
+		Link:           gansi.StylePrimitive{Color: col(r.colours.Accent), Underline: &yes},
+		LinkText:       gansi.StylePrimitive{Color: col(r.colours.Accent), Bold: &yes},
+		ImageText:      gansi.StylePrimitive{Format: "image: {{.text}}"},
+		Code: gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{
+			Color: col(r.colours.Accent), BackgroundColor: col(r.colours.Shade)}},
+		CodeBlock: gansi.StyleCodeBlock{StyleBlock: gansi.StyleBlock{Margin: &two,
+			StylePrimitive: gansi.StylePrimitive{Color: col(r.colours.Accent)}}},
+		Table:                 gansi.StyleTable{CenterSeparator: strp("┼"), ColumnSeparator: strp("│"), RowSeparator: strp("─")},
+		DefinitionDescription: gansi.StylePrimitive{BlockPrefix: "\n  "},
 	}
-	return cfg
 }
+
+func strp(s string) *string { return &s }
 
 // Render returns md rendered to fit width cells, without the blank lines
 // glamour puts around a document. A text glamour cannot render is shown
 // as it is.
 //
-// Glamour renders without wrapping and the result is wrapped here:
-// glamour v0.10's own word wrap, with the x/ansi version bubbles v1.0
-// needs, breaks lines early (a lone word on a line).
+// Glamour renders without wrapping and the result is reflowed here, at
+// spaces only: glamour v0.10's own word wrap, with the x/ansi version
+// bubbles v1.0 needs, breaks lines early (a lone word on a line), and
+// x/ansi's wrap breaks at hyphens too, which splits "orders-0" and
+// "offsets 5-6" across lines.
 func (r *Renderer) Render(md string, width int) string {
 	if width < 10 || strings.TrimSpace(md) == "" {
 		return strings.TrimSpace(md)
@@ -80,10 +103,7 @@ func (r *Renderer) Render(md string, width int) string {
 		return s
 	}
 	if r.tr == nil {
-		cfg := r.style()
-		zero := uint(0)
-		cfg.Document.Margin = &zero // the lesson screen draws its own margins
-		tr, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(0), glamour.WithColorProfile(r.profile))
+		tr, err := glamour.NewTermRenderer(glamour.WithStyles(r.style()), glamour.WithWordWrap(0), glamour.WithColorProfile(r.profile))
 		if err != nil {
 			return md
 		}
@@ -93,7 +113,12 @@ func (r *Renderer) Render(md string, width int) string {
 	if err != nil {
 		out = md
 	}
-	out = ansi.Wrap(trimBlankLines(out), width, "")
+	if r.profile == termenv.Ascii {
+		// glamour styles with termenv's zero profile, so bold and italic
+		// survive the Ascii one; the rest of the lab draws none there.
+		out = ansi.Strip(out)
+	}
+	out = Reflow(trimBlankLines(out), width)
 	r.cache[k] = out
 	return out
 }
@@ -154,17 +179,20 @@ func unwrap(md string) string {
 	return strings.Join(out, "\n")
 }
 
-// plain reports whether a line is ordinary paragraph text.
+// plain reports whether a line is ordinary paragraph text. A line that
+// starts with emphasis ("*plain* producers", "**baseOffset** (8, …") is
+// text; a list item needs a space after its mark, and a rule or a setext
+// underline is made of its mark alone.
 func plain(l string) bool {
 	t := strings.TrimSpace(l)
 	if t == "" || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
 		return false
 	}
 	switch t[0] {
-	case '#', '>', '|':
+	case '#', '>', '|', '<':
 		return false
-	case '-', '*', '+': // a list item, not emphasis ("*word*")
-		if len(t) == 1 || t[1] == ' ' || t[1] == t[0] {
+	case '-', '*', '+', '_', '=':
+		if len(t) == 1 || t[1] == ' ' || rule(t) {
 			return false
 		}
 	case '`', '~': // a fence, not inline code ("`p1` pauses")
@@ -177,4 +205,15 @@ func plain(l string) bool {
 		i++
 	}
 	return !(i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')'))
+}
+
+// rule reports whether t is one character repeated (spaces aside): a
+// thematic break ("---", "* * *") or a setext heading's underline ("===").
+func rule(t string) bool {
+	for i := 1; i < len(t); i++ {
+		if t[i] != t[0] && t[i] != ' ' {
+			return false
+		}
+	}
+	return true
 }
