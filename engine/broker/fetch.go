@@ -6,6 +6,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
@@ -54,9 +55,12 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	b.maybeAdvanceHW(r, env, req.ReplicaID)
 	resp := msg.FetchResponse{TP: req.TP, HighWatermark: r.Log.HighWatermark(), LeaderEpoch: r.LeaderEpoch}
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
-		for _, s := range r.Log.Batches()[i:] {
+		n := r.Log.NumBatches()
+		resp.Batches = make([][]byte, 0, n-i)
+		r.Log.EachBatch(i, func(_ int, s *partition.Stored) bool {
 			resp.Batches = append(resp.Batches, s.Bytes)
-		}
+			return true
+		})
 	}
 	f.knownHW = resp.HighWatermark
 	env.Reply(b.ID, m.From, m.Conn, m.ID, resp)

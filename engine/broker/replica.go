@@ -98,13 +98,13 @@ func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []i
 
 // agreedPrefix is the offset up to which follower and leader hold the same batches.
 func agreedPrefix(f, l *partition.Log) int64 {
-	fb, lb := f.Batches(), l.Batches()
+	nf, nl := f.NumBatches(), l.NumBatches()
 	i := 0
-	for i < len(fb) && i < len(lb) && string(fb[i].Bytes) == string(lb[i].Bytes) {
+	for i < nf && i < nl && string(f.Batch(i).Bytes) == string(l.Batch(i).Bytes) {
 		i++
 	}
-	if i < len(fb) {
-		return fb[i].Header.BaseOffset
+	if i < nf {
+		return f.Batch(i).Header.BaseOffset
 	}
 	return f.LogEndOffset()
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/eoslab/eoslab/engine/txn"
@@ -235,16 +236,17 @@ func (b *Broker) HandleConsumerFetch(m *msg.Message, req msg.ConsumerFetchReques
 	}
 	upper := req.Offset
 	if i := log.BatchAt(req.Offset); i >= 0 {
-		for _, s := range log.Batches()[i:] {
+		log.EachBatch(i, func(_ int, s *partition.Stored) bool {
 			if s.Header.BaseOffset >= bound || s.Header.LastOffset() >= bound {
-				break
+				return false
 			}
 			resp.Batches = append(resp.Batches, s.Bytes)
 			upper = s.Header.LastOffset() + 1
-		}
+			return true
+		})
 	}
 	if req.ReadCommitted {
-		for _, a := range log.AbortedTxns() {
+		for _, a := range log.AbortedShared() {
 			if a.LastOffset >= req.Offset && a.FirstOffset < upper {
 				resp.Aborted = append(resp.Aborted, msg.AbortedTxn{ProducerID: a.ProducerID, FirstOffset: a.FirstOffset})
 			}

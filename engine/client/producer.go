@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
@@ -121,6 +122,7 @@ func (b *Batch) done() bool { return b.State == Acked || b.State == Failed || b.
 // partitionState is the producer's per-partition bookkeeping (TxnPartitionEntry).
 type partitionState struct {
 	tp              msg.TP
+	rewrite         bool     // an epoch bump restarts this partition's outstanding batches at 0
 	queue           []*Batch // waiting: retries first, in sequence order, then new batches
 	outstanding     []*Batch // sent and not completed, by sequence (retries included)
 	nextSeq         int32
@@ -149,18 +151,19 @@ type Producer struct {
 	epoch       int16
 	initWaiting bool  // an InitProducerId request is in flight
 	initAt      int64 // earliest time to (re)send InitProducerId
-	parts       map[msg.TP]*partitionState
-	order       []msg.TP
-	batches     []*Batch
-	requests    map[int]*request
-	inflight    map[int]int // requests in flight per broker connection
+	parts       []*partitionState // sorted by partition (TxnPartitionMap)
+	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
+	recent      []*Batch             // the others, from the oldest not done
+	reqs        []*request           // requests in flight, by id
+	spareReqs   []*request
+	inflight    []int // requests in flight per broker connection, by broker id
 	bumpNeeded  bool
-	rewrite     map[msg.TP]bool
 	nextBatchID int
 	serial      int64
 	fatal       string
 	enc         record.Encoder
 	recs        []record.Record // scratch for encoding
+	drained     []*Batch        // scratch for drainTo
 	vals        []byte          // scratch for default values
 	txn         *txnManager     // nil unless transactional
 }
@@ -179,9 +182,7 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 		return nil, nil, err
 	}
 	p := &Producer{
-		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch,
-		parts: map[msg.TP]*partitionState{}, requests: map[int]*request{},
-		inflight: map[int]int{}, rewrite: map[msg.TP]bool{}, initAt: env.Now(),
+		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch, initAt: env.Now(),
 	}
 	if cfg.TransactionalID != "" {
 		p.txn = &txnManager{state: Initializing, tv2: env.TransactionVersion() >= 2, added: map[msg.TP]bool{}}
@@ -201,15 +202,72 @@ func (p *Producer) Epoch() int16      { return p.epoch }
 // Fatal is the fatal error that stopped the producer, or "".
 func (p *Producer) Fatal() string { return p.fatal }
 
-// Batches returns every batch the producer has made, oldest first.
-func (p *Producer) Batches() []*Batch { return p.batches }
+// NumBatches is the number of batches the producer has made; their ids
+// are 1 to NumBatches.
+func (p *Producer) NumBatches() int { return p.nextBatchID }
 
-// Batch finds a batch by id.
+// Settled is the number of the oldest batches that are done, together with
+// every batch before them: what BatchAt returns for them never changes.
+func (p *Producer) Settled() int { return p.done.Len() }
+
+// BatchAt returns (a copy of) the batch with id i+1.
+func (p *Producer) BatchAt(i int) Batch {
+	if i < p.done.Len() {
+		return p.done.Ptr(i).batch(i+1, p)
+	}
+	return *p.recent[i-p.done.Len()]
+}
+
+// Unsettled returns the batches from the oldest one not done, oldest first
+// (shared: do not modify).
+func (p *Producer) Unsettled() []*Batch { return p.recent }
+
+// Batch finds a batch the producer still tracks by id: one that is not
+// done, or done after an older one that is not (nil otherwise).
 func (p *Producer) Batch(id int) *Batch {
-	if id < 1 || id > len(p.batches) {
+	i := id - 1 - p.done.Len()
+	if i < 0 || i >= len(p.recent) {
 		return nil
 	}
-	return p.batches[id-1] // ids are handed out in order from 1
+	return p.recent[i] // ids are handed out in order from 1
+}
+
+// doneBatch is a batch that is done, in the compact form the producer
+// keeps for the rest of its life: what a snapshot shows of it.
+type doneBatch struct {
+	bytes       []byte
+	firstSerial int64
+	baseOffset  int64
+	seq         int32
+	count       int32
+	sends       int32
+	partition   int32
+	topic       string
+	err         kerr.Code
+	state       BatchState
+}
+
+func (d *doneBatch) batch(id int, p *Producer) Batch {
+	return Batch{ID: id, TP: msg.TP{Topic: d.topic, Partition: int(d.partition)}, Count: d.count, FirstSerial: d.firstSerial,
+		PID: -1, Epoch: -1, Seq: d.seq, Sends: int(d.sends), State: d.state, BaseOffset: d.baseOffset, Err: d.err, Bytes: d.bytes}
+}
+
+// settle moves the batches at the front of recent that are done to the
+// compact list.
+func (p *Producer) settle() {
+	n := 0
+	for _, b := range p.recent {
+		if !b.done() {
+			break
+		}
+		p.done.Append(doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, seq: b.Seq, count: b.Count,
+			sends: int32(b.Sends), partition: int32(b.TP.Partition), topic: b.TP.Topic, err: b.Err, state: b.State})
+		n++
+	}
+	if n > 0 {
+		clear(p.recent[:n])
+		p.recent = p.recent[n:]
+	}
 }
 
 // ModeName is "idempotent", "plain" or "transactional".
@@ -223,23 +281,85 @@ func (p *Producer) ModeName() string {
 	return "plain"
 }
 
-func (p *Producer) part(tp msg.TP) *partitionState {
-	ps, ok := p.parts[tp]
-	if !ok {
-		ps = &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
-		p.parts[tp] = ps
-		p.order = append(p.order, tp)
-		slices.SortFunc(p.order, func(a, b msg.TP) int {
-			if a.Topic != b.Topic {
-				if a.Topic < b.Topic {
-					return -1
-				}
-				return 1
-			}
-			return a.Partition - b.Partition
-		})
+// ps returns the producer's state for tp, or nil.
+func (p *Producer) ps(tp msg.TP) *partitionState {
+	for _, ps := range p.parts {
+		if ps.tp.Partition == tp.Partition && ps.tp.Topic == tp.Topic {
+			return ps
+		}
 	}
+	return nil
+}
+
+func (p *Producer) part(tp msg.TP) *partitionState {
+	if ps := p.ps(tp); ps != nil {
+		return ps
+	}
+	ps := &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
+	i, _ := slices.BinarySearchFunc(p.parts, tp, func(x *partitionState, tp msg.TP) int { return compareTP(x.tp, tp) })
+	p.parts = slices.Insert(p.parts, i, ps)
 	return ps
+}
+
+func compareTP(a, b msg.TP) int {
+	if a.Topic != b.Topic {
+		if a.Topic < b.Topic {
+			return -1
+		}
+		return 1
+	}
+	return a.Partition - b.Partition
+}
+
+// req returns the request in flight with this id, or nil.
+func (p *Producer) req(id int) *request {
+	for _, r := range p.reqs {
+		if r.id == id {
+			return r
+		}
+	}
+	return nil
+}
+
+// addReq records a request in flight to broker b.
+func (p *Producer) addReq(id, b int) *request {
+	var r *request
+	if n := len(p.spareReqs); n > 0 {
+		r = p.spareReqs[n-1]
+		p.spareReqs = p.spareReqs[:n-1]
+		*r = request{batches: r.batches[:0]}
+	} else {
+		r = &request{}
+	}
+	r.id, r.broker = id, b
+	p.reqs = append(p.reqs, r) // ids only grow: the list stays sorted
+	for len(p.inflight) <= b {
+		p.inflight = append(p.inflight, 0)
+	}
+	p.inflight[b]++
+	return r
+}
+
+// unlinkReq forgets a request that was answered.
+func (p *Producer) unlinkReq(r *request) {
+	if i := slices.Index(p.reqs, r); i >= 0 {
+		p.reqs = slices.Delete(p.reqs, i, i+1)
+	}
+	p.inflight[r.broker]--
+}
+
+// recycleReq keeps an unlinked request for reuse.
+func (p *Producer) recycleReq(r *request) {
+	clear(r.batches)
+	p.spareReqs = append(p.spareReqs, r)
+}
+
+// inflightTo is the number of requests in flight to broker b.
+func (p *Producer) inflightTo(b int) int {
+	if b < 0 || b >= len(p.inflight) {
+		return 0
+	}
+	return p.inflight[b]
 }
 
 // Send enqueues count records for tp as one batch (KafkaProducer.send of
@@ -262,7 +382,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		b.Value = value
 	}
 	p.serial += int64(count)
-	p.batches = append(p.batches, b)
+	p.recent = append(p.recent, b)
 	ps := p.part(tp)
 	ps.queue = append(ps.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
@@ -285,7 +405,7 @@ func plural(n int32) string {
 
 // Pending reports whether the producer still has batches that are not done.
 func (p *Producer) Pending() bool {
-	for _, b := range p.batches {
+	for _, b := range p.recent {
 		if !b.done() {
 			return true
 		}
@@ -311,10 +431,9 @@ type PartitionView struct {
 
 // Partitions lists the producer's per-partition state.
 func (p *Producer) Partitions() []PartitionView {
-	out := make([]PartitionView, 0, len(p.order))
-	for _, tp := range p.order {
-		ps := p.parts[tp]
-		out = append(out, PartitionView{TP: tp, NextSeq: ps.nextSeq, LastAckedSeq: ps.lastAcked, LastAckedOffset: ps.lastAckedOffset,
+	out := make([]PartitionView, 0, len(p.parts))
+	for _, ps := range p.parts {
+		out = append(out, PartitionView{TP: ps.tp, NextSeq: ps.nextSeq, LastAckedSeq: ps.lastAcked, LastAckedOffset: ps.lastAckedOffset,
 			Unresolved: ps.unresolved, Queued: len(ps.queue), Outstanding: len(ps.outstanding)})
 	}
 	return out

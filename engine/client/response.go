@@ -17,12 +17,12 @@ import (
 func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	// A connection delivers in order, so this is the answer to the oldest
 	// request in flight on it, as NetworkClient expects.
-	req, ok := p.requests[m.ReplyTo]
-	if !ok || p.fatal != "" {
+	req := p.req(m.ReplyTo)
+	if req == nil || p.fatal != "" {
 		return false
 	}
-	delete(p.requests, m.ReplyTo)
-	p.inflight[req.broker]--
+	p.unlinkReq(req)
+	defer p.recycleReq(req)
 	switch body := m.Body.(type) {
 	case msg.InitProducerIDResponse:
 		p.onInit(body, env)
@@ -39,6 +39,7 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 			p.complete(b, res, env)
 		}
 	}
+	p.settle()
 	env.Wake(env.Now())
 	return true
 }
@@ -82,8 +83,7 @@ func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 // resetSequences forgets every partition's sequences (TxnPartitionMap.reset):
 // each starts again at 0 under the current producer id and epoch.
 func (p *Producer) resetSequences() {
-	for _, tp := range p.order {
-		ps := p.parts[tp]
+	for _, ps := range p.parts {
 		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked, ps.unresolved = p.pid, p.epoch, 0, -1, false
 	}
 }
@@ -118,7 +118,7 @@ func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 
 // noteWritten records a late success for a batch that had already expired.
 func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
-	ps := p.parts[b.TP]
+	ps := p.ps(b.TP)
 	if !p.cfg.Idempotent || b.PID != ps.pid || b.Epoch != ps.epoch {
 		return
 	}
@@ -133,7 +133,7 @@ func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
 
 func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
-	ps := p.parts[b.TP]
+	ps := p.ps(b.TP)
 	if p.cfg.Idempotent {
 		ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
 		if b.PID == ps.pid && b.Epoch == ps.epoch {
@@ -164,7 +164,7 @@ func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
 	if !p.cfg.Idempotent {
 		return code.Retriable()
 	}
-	ps := p.parts[b.TP]
+	ps := p.ps(b.TP)
 	if code == kerr.OutOfOrderSequenceNumber {
 		if !ps.unresolved && (b.seqReset || b.Seq-ps.lastAcked != 1) {
 			// Not the next batch: an earlier one is still on its way; retry.
@@ -208,7 +208,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
 	b.Attempts++
 	b.ReadyAt = env.Now() + p.backoff(b.Attempts, env.Jitter())
-	ps := p.parts[b.TP]
+	ps := p.ps(b.TP)
 	i := 0
 	if p.cfg.Idempotent {
 		for i < len(ps.queue) && ps.queue[i].Seq >= 0 && ps.queue[i].Seq < b.Seq {
@@ -231,7 +231,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 // batch and for one whose retries ran out.
 func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, adjust bool, env Env) {
 	b.State, b.Err, b.ErrText = state, code, reason
-	ps := p.parts[b.TP]
+	ps := p.ps(b.TP)
 	ps.queue = slices.DeleteFunc(ps.queue, func(x *Batch) bool { return x == b })
 	wasOutstanding := slices.Contains(ps.outstanding, b)
 	ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
@@ -303,8 +303,8 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 	}
 	switch kind {
 	case RequestTimeout:
-		req, ok := p.requests[ref]
-		if !ok {
+		req := p.req(ref)
+		if req == nil {
 			return false
 		}
 		if env.Tracing() {
@@ -323,6 +323,7 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 		if p.txn != nil {
 			p.txnBatchFailed(kerr.RequestTimedOut, env)
 		}
+		p.settle()
 		env.Wake(env.Now())
 		return true
 	}
@@ -333,16 +334,14 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 // (NETWORK_EXCEPTION, retriable): what the client sees when its connection
 // closes — it timed out, was reset, or the broker's process ended.
 func (p *Producer) Disconnect(broker int, env Env) bool {
-	var ids []int
-	for id, r := range p.requests {
+	var gone []*request
+	for _, r := range p.reqs { // in id order
 		if r.broker == broker {
-			ids = append(ids, id)
+			gone = append(gone, r)
 		}
 	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		r := p.requests[id]
-		delete(p.requests, id)
+	for _, r := range gone {
+		p.reqs = slices.DeleteFunc(p.reqs, func(x *request) bool { return x == r })
 		if r.init {
 			p.initWaiting = false
 			p.initAt = env.Now() + p.cfg.RetryBackoffMs
@@ -355,9 +354,12 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 			p.txn.readyAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 	}
-	p.inflight[broker] = 0
+	if broker >= 0 && broker < len(p.inflight) {
+		p.inflight[broker] = 0
+	}
+	p.settle()
 	env.Wake(env.Now()) // the next request opens a new connection
-	return len(ids) > 0
+	return len(gone) > 0
 }
 
 // TimerLive reports, without changing anything, whether a timer would
@@ -368,8 +370,7 @@ func (p *Producer) TimerLive(kind TimerKind, ref int) bool {
 	}
 	switch kind {
 	case RequestTimeout:
-		_, ok := p.requests[ref]
-		return ok
+		return p.req(ref) != nil
 	case DeliveryDeadline:
 		b := p.Batch(ref)
 		return b != nil && !b.done()

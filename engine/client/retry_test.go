@@ -35,12 +35,11 @@ func TestCanRetryOutOfOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Producer{cfg: Config{Idempotent: true, Retries: 1 << 30, DeliveryTimeoutMs: 120_000}, pid: 7,
-				parts: map[msg.TP]*partitionState{}, rewrite: map[msg.TP]bool{}}
+			p := &Producer{cfg: Config{Idempotent: true, Retries: 1 << 30, DeliveryTimeoutMs: 120_000}, pid: 7}
 			if tt.transactional {
 				p.txn = &txnManager{}
 			}
-			p.parts[tp] = &partitionState{tp: tp, lastAcked: tt.lastAcked, unresolved: tt.unresolved, unresolvedSeq: tt.unresolvedSeq, pid: 7}
+			p.parts = []*partitionState{{tp: tp, lastAcked: tt.lastAcked, unresolved: tt.unresolved, unresolvedSeq: tt.unresolvedSeq, pid: 7}}
 			b := &Batch{TP: tp, Seq: tt.seq, Count: 2, PID: 7, seqReset: tt.seqReset}
 			if got := p.canRetry(b, kerr.OutOfOrderSequenceNumber, 0); got != tt.wantRetry {
 				t.Errorf("canRetry = %v, want %v", got, tt.wantRetry)
@@ -56,7 +55,7 @@ func TestCanRetryOutOfOrder(t *testing.T) {
 // attempts reached retries, whatever the error.
 func TestCanRetryLimits(t *testing.T) {
 	tp := msg.TP{Topic: "orders", Partition: 0}
-	p := &Producer{cfg: Config{Idempotent: true, Retries: 2, DeliveryTimeoutMs: 1000}, parts: map[msg.TP]*partitionState{tp: {tp: tp}}}
+	p := &Producer{cfg: Config{Idempotent: true, Retries: 2, DeliveryTimeoutMs: 1000}, parts: []*partitionState{{tp: tp}}}
 	tests := []struct {
 		attempts int
 		now      int64

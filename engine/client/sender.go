@@ -23,6 +23,7 @@ func (p *Producer) RunSender(env Env) bool {
 		return false
 	}
 	defer p.scheduleWake(env)
+	defer p.settle()
 	did := false
 	if p.cfg.Idempotent {
 		did = p.maybeResolveSequences(env)
@@ -41,9 +42,9 @@ func (p *Producer) RunSender(env Env) bool {
 	}
 	var brokers [8]int // a handful of leaders; grows past eight without harm
 	leaders := brokers[:0]
-	for _, tp := range p.order {
-		if len(p.parts[tp].queue) > 0 {
-			if b, ok := env.Leader(tp); ok && !slices.Contains(leaders, b) {
+	for _, ps := range p.parts {
+		if len(ps.queue) > 0 {
+			if b, ok := env.Leader(ps.tp); ok && !slices.Contains(leaders, b) {
 				leaders = append(leaders, b)
 			}
 		}
@@ -80,8 +81,7 @@ func (p *Producer) maybeInit(env Env) bool {
 		}
 	}
 	id := p.send(b, req, env)
-	p.requests[id] = &request{id: id, broker: b, init: true}
-	p.inflight[b]++
+	p.addReq(id, b).init = true
 	p.initWaiting = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 	return true
@@ -90,25 +90,26 @@ func (p *Producer) maybeInit(env Env) bool {
 // drainTo sends one produce request to broker b with at most one batch per
 // partition it leads, if the connection has room (max.in.flight).
 func (p *Producer) drainTo(b int, env Env) bool {
-	if p.inflight[b] >= p.cfg.MaxInFlight || !env.Ready(b) {
+	if p.inflightTo(b) >= p.cfg.MaxInFlight || !env.Ready(b) {
 		return false
 	}
-	var batches []*Batch
-	for _, tp := range p.order {
-		if leader, ok := env.Leader(tp); !ok || leader != b {
+	batches := p.drained[:0]
+	for _, ps := range p.parts {
+		if leader, ok := env.Leader(ps.tp); !ok || leader != b {
 			continue
 		}
-		ps := p.parts[tp]
 		if first := p.drainable(ps, env.Now()); first != nil {
 			ps.queue = ps.queue[1:]
 			p.prepare(ps, first)
 			batches = append(batches, first)
 		}
 	}
+	p.drained = batches[:0]
 	if len(batches) == 0 {
 		return false
 	}
-	req := msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs)}
+	req := msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
+		Batches: make([]msg.ProduceBatch, 0, len(batches))}
 	for _, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight
@@ -120,11 +121,14 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		for _, ba := range batches {
 			p.ack(ba, -1, env)
 		}
+		clear(batches)
+		p.settle()
 		return true
 	}
-	p.requests[id] = &request{id: id, broker: b, batches: batches}
-	p.inflight[b]++
-	for _, ba := range batches {
+	r := p.addReq(id, b)
+	r.batches = append(r.batches, batches...)
+	clear(batches)
+	for _, ba := range r.batches {
 		ba.Request = id
 	}
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
@@ -241,8 +245,7 @@ func (p *Producer) scheduleWake(env Env) {
 	if t := p.txn; t != nil && t.inFlight == txnNone && t.readyAt > now && t.state != FatalError {
 		next = min(next, t.readyAt)
 	}
-	for _, tp := range p.order {
-		ps := p.parts[tp]
+	for _, ps := range p.parts {
 		if len(ps.queue) > 0 && ps.queue[0].ReadyAt > now {
 			next = min(next, ps.queue[0].ReadyAt)
 		}
@@ -250,7 +253,7 @@ func (p *Producer) scheduleWake(env Env) {
 			continue
 		}
 		if first := p.drainable(ps, now); first != nil {
-			if b, ok := env.Leader(tp); ok && p.inflight[b] < p.cfg.MaxInFlight && env.Ready(b) {
+			if b, ok := env.Leader(ps.tp); ok && p.inflightTo(b) < p.cfg.MaxInFlight && env.Ready(b) {
 				next = now
 			}
 		}
@@ -284,11 +287,12 @@ func (p *Producer) bumpEpoch(env Env) {
 	}
 	p.epoch++
 	var reset []string
-	for _, tp := range p.order {
-		if !p.rewrite[tp] {
+	for _, ps := range p.parts {
+		if !ps.rewrite {
 			continue
 		}
-		ps := p.parts[tp]
+		ps.rewrite = false
+		tp := ps.tp
 		seq := int32(0)
 		for _, b := range ps.outstanding {
 			b.PID, b.Epoch, b.Seq, b.seqReset = p.pid, p.epoch, seq, true
@@ -297,7 +301,6 @@ func (p *Producer) bumpEpoch(env Env) {
 		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked, ps.unresolved = p.pid, p.epoch, seq, -1, false
 		reset = append(reset, tp.String())
 	}
-	clear(p.rewrite)
 	if env.Tracing() {
 		env.Emit(p.ev("producer.epoch_bump", fmt.Sprintf("bumps its epoch %d -> %d; sequences restart at 0 for %s",
 			old, p.epoch, strings.Join(reset, ", "))).
@@ -313,8 +316,8 @@ func (p *Producer) bumpEpoch(env Env) {
 // transaction becomes abortable and the epoch is bumped after the abort.
 func (p *Producer) maybeResolveSequences(env Env) bool {
 	did := false
-	for _, tp := range p.order {
-		ps := p.parts[tp]
+	for _, ps := range p.parts {
+		tp := ps.tp
 		if !ps.unresolved || len(ps.outstanding) > 0 {
 			continue
 		}
@@ -347,7 +350,7 @@ func (p *Producer) maybeResolveSequences(env Env) bool {
 
 func (p *Producer) requestBump(tp msg.TP) {
 	p.bumpNeeded = true
-	p.rewrite[tp] = true
+	p.ps(tp).rewrite = true
 }
 
 // Describe summarises the batches of a produce request, e.g.

@@ -164,6 +164,7 @@ func (p *Producer) SendOffsets(group string, offsets []msg.Offset, env Env) {
 
 // End is commitTransaction (commit) or abortTransaction.
 func (p *Producer) End(commit bool, env Env) {
+	defer p.settle()
 	t := p.txn
 	call := "abortTransaction"
 	if commit {
@@ -199,8 +200,7 @@ func (p *Producer) End(commit bool, env Env) {
 // abortUndrained fails the batches that were never sent (Java's
 // abortUndrainedBatches): they are not part of any request.
 func (p *Producer) abortUndrained(env Env) {
-	for _, tp := range p.order {
-		ps := p.parts[tp]
+	for _, ps := range p.parts {
 		for _, b := range slices.Clone(ps.queue) {
 			if b.Sends == 0 {
 				p.fail(b, Failed, kerr.TransactionAbortable, "aborted before it was sent", false, env)
@@ -266,8 +266,7 @@ func (p *Producer) runTxn(env Env) bool {
 
 func (p *Producer) sendTxn(b int, body msg.Body, env Env) {
 	id := p.send(b, body, env)
-	p.requests[id] = &request{id: id, broker: b, txn: true}
-	p.inflight[b]++
+	p.addReq(id, b).txn = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 }
 
@@ -422,8 +421,7 @@ func (p *Producer) AbortedGroups() []string {
 // the end of a version-2 transaction and restarts every sequence at 0.
 func (p *Producer) adoptIdentity(pid int64, epoch int16) {
 	p.pid, p.epoch = pid, epoch
-	for _, tp := range p.order {
-		ps := p.parts[tp]
+	for _, ps := range p.parts {
 		ps.pid, ps.epoch, ps.nextSeq, ps.lastAcked = pid, epoch, 0, -1
 	}
 }

@@ -105,19 +105,36 @@ func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string
 // offset and its epoch; a follower keeps the leader's bytes as they are.
 func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
 	l.maybeRoll(len(data))
-	b := append([]byte(nil), data...)
+	b := l.store(data)
 	base := l.end
 	if stamp {
 		record.SetBaseOffset(b, base)
 		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
 		h.BaseOffset, h.PartitionLeaderEpoch = base, l.leaderEpoch
 	}
-	seg := &l.segments[len(l.segments)-1]
-	l.batches = append(l.batches, Stored{Header: *h, Bytes: b, Position: seg.Size, Segment: seg.BaseOffset})
+	seg := &l.active
+	l.batches.Append(Stored{Header: *h, Bytes: b, Position: seg.Size, Segment: seg.BaseOffset})
 	seg.Size += int64(len(b))
-	seg.end = len(l.batches)
+	seg.end = l.batches.Len()
 	l.end = base + int64(h.LastOffsetDelta) + 1
 	return base
+}
+
+// arenaLen is the size of the blocks stored batch bytes are cut from.
+const arenaLen = 16 << 10
+
+// store copies data into the log's arena and returns the copy, whose
+// capacity ends with it. Bytes once stored never change.
+func (l *Log) store(data []byte) []byte {
+	if len(data) > arenaLen/4 {
+		return append([]byte(nil), data...)
+	}
+	if cap(l.arena)-len(l.arena) < len(data) {
+		l.arena = make([]byte, 0, arenaLen)
+	}
+	start := len(l.arena)
+	l.arena = append(l.arena, data...)
+	return l.arena[start:len(l.arena):len(l.arena)]
 }
 
 // AppendAsFollower appends a batch copied from the leader's log, bytes

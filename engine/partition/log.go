@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/producerstate"
 	"github.com/eoslab/eoslab/engine/record"
 )
@@ -41,7 +42,7 @@ type Stored struct {
 type Segment struct {
 	BaseOffset int64
 	Size       int64
-	first, end int // index range into Log.batches
+	first, end int // index range of its batches
 }
 
 // Snapshot is a producer-state snapshot file written by the log.
@@ -63,10 +64,11 @@ type AbortedTxn struct {
 type Log struct {
 	name        string
 	cfg         Config
-	batches     []Stored
-	segments    []Segment
-	snapshots   []Snapshot // ascending Offset
-	aborted     []AbortedTxn
+	batches     hist.List[Stored]
+	segments    []Segment // the rolled segments; the active one is active
+	active      Segment
+	snapshots   []Snapshot   // ascending Offset; appended to, never changed in place
+	aborted     []AbortedTxn // appended to, never changed in place
 	state       *producerstate.Manager
 	start       int64 // log start offset
 	end         int64 // log end offset (LEO): the next offset to assign
@@ -75,6 +77,7 @@ type Log struct {
 	enc         record.Encoder
 	dec         record.Decoder
 	scratch     record.Batch
+	arena       []byte // where stored bytes are cut from
 }
 
 // New returns an empty log named like "orders-0".
@@ -83,7 +86,6 @@ func New(name string, cfg Config) *Log {
 	return &Log{
 		name:     name,
 		cfg:      cfg,
-		segments: []Segment{{BaseOffset: 0}},
 		state:    producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
 	}
 }
@@ -112,28 +114,53 @@ func (l *Log) SetLeaderEpoch(e int32) { l.leaderEpoch = e }
 // State is the replica's producer state (read it; change it only through the log).
 func (l *Log) State() *producerstate.Manager { return l.state }
 
-// Batches returns the stored batches, oldest first. The slice is shared:
-// callers must not modify it.
-func (l *Log) Batches() []Stored { return l.batches }
+// NumBatches is the number of stored batches.
+func (l *Log) NumBatches() int { return l.batches.Len() }
+
+// Batch returns the i-th stored batch (oldest first), for reading only.
+func (l *Log) Batch(i int) *Stored { return l.batches.Ptr(i) }
+
+// EachBatch calls f for every stored batch from index from on, oldest
+// first, until f returns false. f must not modify the batch.
+func (l *Log) EachBatch(from int, f func(i int, b *Stored) bool) { l.batches.All(from, f) }
+
+// Batches returns a copy of the stored batches, oldest first.
+func (l *Log) Batches() []Stored {
+	out := make([]Stored, 0, l.batches.Len())
+	l.batches.All(0, func(_ int, b *Stored) bool { out = append(out, *b); return true })
+	return out
+}
 
 // Segments lists the segments, oldest first.
-func (l *Log) Segments() []Segment { return append([]Segment(nil), l.segments...) }
+func (l *Log) Segments() []Segment { return append(append([]Segment(nil), l.segments...), l.active) }
 
 // SegmentBytes returns the concatenated batches of a segment: the content
 // of its Kafka .log file.
 func (l *Log) SegmentBytes(s Segment) []byte {
 	var out []byte
-	for _, b := range l.batches[s.first:s.end] {
+	l.batches.All(s.first, func(i int, b *Stored) bool {
+		if i >= s.end {
+			return false
+		}
 		out = append(out, b.Bytes...)
-	}
+		return true
+	})
 	return out
 }
 
 // Snapshots lists the producer-state snapshots written so far.
 func (l *Log) Snapshots() []Snapshot { return append([]Snapshot(nil), l.snapshots...) }
 
+// SnapshotsShared is Snapshots without the copy: the list is shared and
+// never changes in place (the log appends, or starts a new list).
+func (l *Log) SnapshotsShared() []Snapshot { return l.snapshots[:len(l.snapshots):len(l.snapshots)] }
+
 // AbortedTxns is the transaction index: every aborted transaction, oldest first.
 func (l *Log) AbortedTxns() []AbortedTxn { return append([]AbortedTxn(nil), l.aborted...) }
+
+// AbortedShared is AbortedTxns without the copy: the list is shared and
+// never changes in place (the log appends, or starts a new list).
+func (l *Log) AbortedShared() []AbortedTxn { return l.aborted[:len(l.aborted):len(l.aborted)] }
 
 // SetHighWatermark moves the high watermark forward (never back, never past
 // the log end) and lets transactions whose markers are now replicated stop
@@ -157,16 +184,20 @@ func (l *Log) LastStableOffset() int64 {
 
 // BatchAt returns the index of the stored batch holding offset, or -1.
 func (l *Log) BatchAt(offset int64) int {
-	lo, hi := 0, len(l.batches)
+	n := l.batches.Len()
+	if n > 0 && offset > l.batches.Ptr(n-1).Header.LastOffset() {
+		return -1 // past the end: the usual question of a follower that is caught up
+	}
+	lo, hi := 0, n
 	for lo < hi {
 		m := (lo + hi) / 2
-		if l.batches[m].Header.LastOffset() < offset {
+		if l.batches.Ptr(m).Header.LastOffset() < offset {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < len(l.batches) && l.batches[lo].Header.BaseOffset <= offset {
+	if lo < n && l.batches.Ptr(lo).Header.BaseOffset <= offset {
 		return lo
 	}
 	return -1

@@ -10,13 +10,14 @@ import (
 // bytes, and snapshots producer state at the new segment's base offset, as
 // Kafka does on every roll.
 func (l *Log) maybeRoll(size int) {
-	active := &l.segments[len(l.segments)-1]
+	active := &l.active
 	if active.Size == 0 || active.Size+int64(size) <= int64(l.cfg.SegmentBytes) {
 		return
 	}
 	l.TakeSnapshot()
-	n := len(l.batches)
-	l.segments = append(l.segments, Segment{BaseOffset: l.end, first: n, end: n})
+	n := l.batches.Len()
+	l.segments = append(l.segments, l.active)
+	l.active = Segment{BaseOffset: l.end, first: n, end: n}
 }
 
 // TakeSnapshot writes a producer-state snapshot at the current map end
@@ -44,7 +45,7 @@ type Recovery struct {
 // Producers expired by now are not loaded.
 func (l *Log) Rebuild(now int64) (Recovery, error) {
 	rec := Recovery{SnapshotOffset: -1}
-	kept := l.snapshots[:0]
+	var kept []Snapshot // a new list: the old one may be shared
 	for _, s := range l.snapshots {
 		if s.Offset > l.end || s.Offset <= l.start {
 			rec.Discarded = append(rec.Discarded, s.Offset)
@@ -63,21 +64,27 @@ func (l *Log) Rebuild(now int64) (Recovery, error) {
 			break
 		}
 		rec.Discarded = append(rec.Discarded, s.Offset)
-		l.snapshots = l.snapshots[:len(l.snapshots)-1]
+		l.snapshots = l.snapshots[:len(l.snapshots)-1 : len(l.snapshots)-1]
 	}
 	from := l.state.MapEndOffset()
 	l.aborted = trimAborted(l.aborted, from)
-	for i := range l.batches {
-		if l.batches[i].Header.BaseOffset < from {
-			continue
+	var err error
+	l.batches.All(0, func(_ int, b *Stored) bool {
+		if b.Header.BaseOffset < from {
+			return true
 		}
-		if err := l.dec.Decode(l.batches[i].Bytes, &l.scratch); err != nil {
-			return rec, fmt.Errorf("%s: rebuild at offset %d: %w", l.name, l.batches[i].Header.BaseOffset, err)
+		if e := l.dec.Decode(b.Bytes, &l.scratch); e != nil {
+			err = fmt.Errorf("%s: rebuild at offset %d: %w", l.name, b.Header.BaseOffset, e)
+			return false
 		}
-		if err := l.replay(&l.scratch); err != nil {
-			return rec, err
+		if err = l.replay(&l.scratch); err != nil {
+			return false
 		}
 		rec.Replayed++
+		return true
+	})
+	if err != nil {
+		return rec, err
 	}
 	l.state.UpdateMapEndOffset(l.end)
 	l.state.OnHighWatermark(l.hw)
@@ -87,7 +94,10 @@ func (l *Log) Rebuild(now int64) (Recovery, error) {
 // trimAborted drops index entries whose marker is at or after offset;
 // replay writes them again.
 func trimAborted(a []AbortedTxn, offset int64) []AbortedTxn {
-	out := a[:0]
+	if len(a) == 0 || a[len(a)-1].LastOffset < offset {
+		return a
+	}
+	var out []AbortedTxn // a new list: the old one may be shared
 	for _, t := range a {
 		if t.LastOffset < offset {
 			out = append(out, t)
@@ -100,23 +110,26 @@ func trimAborted(a []AbortedTxn, offset int64) []AbortedTxn {
 // are removed whole), as a follower does before following a new leader,
 // then rebuilds producer state. It returns the new log end offset.
 func (l *Log) TruncateTo(offset, now int64) (int64, error) {
-	i := len(l.batches)
-	for i > 0 && l.batches[i-1].Header.LastOffset() >= offset {
+	n := l.batches.Len()
+	i := n
+	for i > 0 && l.batches.Ptr(i-1).Header.LastOffset() >= offset {
 		i--
 	}
-	if i == len(l.batches) {
+	if i == n {
 		return l.end, nil
 	}
-	l.end = l.batches[i].Header.BaseOffset
-	l.batches = l.batches[:i]
-	for len(l.segments) > 1 && l.segments[len(l.segments)-1].BaseOffset > l.end {
-		l.segments = l.segments[:len(l.segments)-1]
+	l.end = l.batches.Ptr(i).Header.BaseOffset
+	l.batches.Truncate(i)
+	for len(l.segments) > 0 && l.active.BaseOffset > l.end {
+		l.active = l.segments[len(l.segments)-1]
+		l.segments = l.segments[: len(l.segments)-1 : len(l.segments)-1]
 	}
-	seg := &l.segments[len(l.segments)-1]
+	seg := &l.active
 	seg.end, seg.Size = i, 0
-	for _, b := range l.batches[seg.first:i] {
+	l.batches.All(seg.first, func(_ int, b *Stored) bool {
 		seg.Size += int64(len(b.Bytes))
-	}
+		return true
+	})
 	l.hw = min(l.hw, l.end)
 	_, err := l.Rebuild(now)
 	return l.end, err

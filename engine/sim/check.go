@@ -195,9 +195,9 @@ func (c *checker) run(w *World) {
 // which is what consumers can read. A batch above it may still be
 // truncated by a failover, so it is not judged yet.
 func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
-	batches := pc.log.Batches()
+	n := pc.log.NumBatches()
 	hw := pc.log.HighWatermark()
-	if pc.scanned > len(batches) {
+	if pc.scanned > n {
 		pc.scanned = 0 // truncated under us: start over
 		clear(pc.at)
 		clear(pc.maxSerial)
@@ -205,8 +205,8 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		clear(pc.withheld)
 	}
 	i := pc.scanned
-	for ; i < len(batches) && batches[i].Header.LastOffset() < hw; i++ {
-		b := &batches[i]
+	for ; i < n && pc.log.Batch(i).Header.LastOffset() < hw; i++ {
+		b := pc.log.Batch(i)
 		h := &b.Header
 		switch {
 		case h.Attributes.Control():
@@ -254,9 +254,8 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 	if w.cluster.TransactionVersion >= 2 {
 		slack = 1 // version 2 markers carry the epoch after the bump
 	}
-	batches := pc.log.Batches()
 	for _, i := range open {
-		data := &batches[i]
+		data := pc.log.Batch(i)
 		if h.ProducerEpoch-data.Header.ProducerEpoch > slack {
 			c.report(w, Anomaly{Name: "zombie write", Partition: tp.String(), Producer: fmt.Sprint(data.Header.ProducerID),
 				Offsets: []int64{data.Header.BaseOffset, h.BaseOffset},
@@ -348,11 +347,11 @@ func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
 // unjudged lists the records in the leader's log that are not judged yet.
 func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 	out := map[identity]bool{}
-	batches := pc.log.Batches()
-	for i := pc.scanned; i < len(batches); i++ {
-		k, _ := keyOf(batches[i].Bytes)
+	for i := pc.scanned; i < pc.log.NumBatches(); i++ {
+		b := pc.log.Batch(i)
+		k, _ := keyOf(b.Bytes)
 		if src, ok := c.sources[k]; ok {
-			for j := int64(0); j < int64(batches[i].Header.RecordsCount); j++ {
+			for j := int64(0); j < int64(b.Header.RecordsCount); j++ {
 				out[src.identity(j)] = true
 			}
 		}
@@ -402,7 +401,7 @@ func (c *checker) noteReads(w *World, cs *consumerSlot) {
 		if !r.Transactional {
 			continue
 		}
-		for _, a := range log.AbortedTxns() {
+		for _, a := range log.AbortedShared() {
 			if a.ProducerID == r.ProducerID && a.FirstOffset <= r.Offset && r.Offset <= a.LastOffset {
 				c.report(w, Anomaly{Name: "aborted read", Partition: r.TP.String(), Producer: cs.c.Name(), Offsets: []int64{r.Offset},
 					Text: fmt.Sprintf("%s (read_committed) read offset %d of %s, written by producer id %d in a transaction that was aborted", cs.c.Name(), r.Offset, r.TP, r.ProducerID)})

@@ -62,7 +62,7 @@ func actorBound(w *World) int {
 		if s.p == nil {
 			continue
 		}
-		for _, b := range s.p.Batches() {
+		for _, b := range s.p.Unsettled() {
 			if b.State != client.Acked && b.State != client.Failed && b.State != client.Expired {
 				n++ // its delivery deadline
 			}

@@ -237,13 +237,14 @@ func (w *World) partitionView(m *partMeta) PartitionView {
 	v.HighWatermark, v.LogStartOffset, v.LogEndOffset, v.LastStableOffset = log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset(), log.LastStableOffset()
 	var dec record.Decoder
 	var b record.Batch
-	for _, st := range log.Batches() {
+	log.EachBatch(0, func(_ int, st *partition.Stored) bool {
 		v.Batches = append(v.Batches, StoredBatch{Header: st.Header, Bytes: st.Bytes})
 		if dec.Decode(st.Bytes, &b) != nil {
-			continue
+			return true
 		}
 		v.Log = append(v.Log, recordViews(&b)...)
-	}
+		return true
+	})
 	for _, e := range log.State().Entries() {
 		pv := ProducerStateView{ProducerID: e.ProducerID(), Epoch: e.Epoch(), LastSeq: e.LastSeq(), LastOffset: e.LastOffset(),
 			LastTimestamp: e.LastTimestamp(), CoordinatorEpoch: e.CoordinatorEpoch(), TxnFirstOffset: -1}
@@ -300,7 +301,8 @@ func (w *World) producerView(name string) ProducerView {
 	if v.Config.TransactionalID != "" {
 		v.TxnState = p.TxnState().String()
 	}
-	for _, b := range p.Batches() {
+	for i := range p.NumBatches() {
+		b := p.BatchAt(i)
 		cb := ClientBatchView{ID: b.ID, Partition: b.TP.String(), BaseSeq: b.Seq, LastSeq: b.LastSeq(), Count: b.Count,
 			FirstSerial: b.FirstSerial, State: b.State.String(), BaseOffset: b.BaseOffset, Sends: b.Sends, Bytes: b.Bytes}
 		if b.Err != 0 || b.State == client.Expired {

@@ -1,0 +1,105 @@
+// Package hist holds the engine's append-only collections: what grows with
+// the history of a world (logs, the commands it was given, the batches a
+// producer made, the records the checker has judged). A copy made with
+// Clone shares everything already there, so that copying a world — a
+// time-travel checkpoint, a fork — costs the same at any history length.
+package hist
+
+// chunkLen is how many entries a chunk of a List holds.
+const chunkLen = 256
+
+// List is an append-only list stored in fixed-size chunks. Entries are
+// never changed once appended; Truncate drops a suffix. Clone returns a
+// List that shares every entry: either may append afterwards without the
+// other seeing it, and the first append after a Clone copies at most one
+// chunk.
+//
+// A List must be copied only with Clone: two plain copies of one List
+// would append into the same memory.
+type List[T any] struct {
+	full [][]T // sealed chunks, each chunkLen long
+	tail []T   // the open chunk; tail[len:cap] belongs to this List alone
+	n    int
+}
+
+// Len is the number of entries.
+func (l *List[T]) Len() int { return l.n }
+
+// At returns entry i.
+func (l *List[T]) At(i int) T { return *l.Ptr(i) }
+
+// Ptr returns a pointer to entry i, for reading only.
+func (l *List[T]) Ptr(i int) *T {
+	if c := i / chunkLen; c < len(l.full) {
+		return &l.full[c][i%chunkLen]
+	}
+	return &l.tail[i-len(l.full)*chunkLen]
+}
+
+// Last returns a pointer to the last entry (for reading only), or nil.
+func (l *List[T]) Last() *T {
+	if l.n == 0 {
+		return nil
+	}
+	return l.Ptr(l.n - 1)
+}
+
+// Append adds v at the end.
+func (l *List[T]) Append(v T) {
+	if len(l.tail) == cap(l.tail) {
+		// Full, or shared with a copy: continue in a chunk of its own.
+		t := make([]T, len(l.tail), chunkLen)
+		copy(t, l.tail)
+		l.tail = t
+	}
+	l.tail = append(l.tail, v)
+	l.n++
+	if len(l.tail) == chunkLen {
+		l.full = append(l.full, l.tail)
+		l.tail = nil
+	}
+}
+
+// Truncate keeps the first n entries.
+func (l *List[T]) Truncate(n int) {
+	if n >= l.n {
+		return
+	}
+	if n < 0 {
+		n = 0
+	}
+	c, k := n/chunkLen, n%chunkLen
+	if c < len(l.full) {
+		t := make([]T, k, chunkLen)
+		copy(t, l.full[c])
+		l.full, l.tail = l.full[:c:c], t
+	} else {
+		l.tail = l.tail[:k:k] // a copy may still see what follows: the next append moves
+	}
+	l.n = n
+}
+
+// Clone returns a List sharing l's entries.
+func (l *List[T]) Clone() List[T] {
+	return List[T]{full: l.full[:len(l.full):len(l.full)], tail: l.tail[:len(l.tail):len(l.tail)], n: l.n}
+}
+
+// All calls f for each entry from index from on, in order, until f returns false.
+func (l *List[T]) All(from int, f func(i int, v *T) bool) {
+	for i := from; i < l.n; {
+		c := i / chunkLen
+		var chunk []T
+		base := c * chunkLen
+		if c < len(l.full) {
+			chunk = l.full[c]
+		} else {
+			chunk = l.tail
+		}
+		for j := i - base; j < len(chunk); j++ {
+			if !f(base+j, &chunk[j]) {
+				return
+			}
+		}
+		i = base + len(chunk)
+	}
+}
