@@ -149,9 +149,9 @@ type Producer struct {
 	cfg         Config
 	pid         int64
 	epoch       int16
-	initWaiting bool  // an InitProducerId request is in flight
-	initAt      int64 // earliest time to (re)send InitProducerId
-	parts       []*partitionState // sorted by partition (TxnPartitionMap)
+	initWaiting bool                 // an InitProducerId request is in flight
+	initAt      int64                // earliest time to (re)send InitProducerId
+	parts       []*partitionState    // sorted by partition (TxnPartitionMap)
 	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
 	recent      []*Batch             // the others, from the oldest not done
 	reqs        []*request           // requests in flight, by id

@@ -84,9 +84,9 @@ type Log struct {
 func New(name string, cfg Config) *Log {
 	cfg = cfg.withDefaults()
 	return &Log{
-		name:     name,
-		cfg:      cfg,
-		state:    producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
+		name:  name,
+		cfg:   cfg,
+		state: producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
 	}
 }
 

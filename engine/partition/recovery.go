@@ -64,7 +64,7 @@ func (l *Log) Rebuild(now int64) (Recovery, error) {
 			break
 		}
 		rec.Discarded = append(rec.Discarded, s.Offset)
-		l.snapshots = l.snapshots[:len(l.snapshots)-1 : len(l.snapshots)-1]
+		l.snapshots = l.snapshots[: len(l.snapshots)-1 : len(l.snapshots)-1]
 	}
 	from := l.state.MapEndOffset()
 	l.aborted = trimAborted(l.aborted, from)
