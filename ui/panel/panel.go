@@ -73,16 +73,39 @@ func (d *Data) ProducerIndex(name string) int {
 	return -1
 }
 
-// ProducerOf names the client that currently holds a producer id, with
+// ProducerOf names the client that holds a producer id at an epoch, with
 // its index; ("", -1) for plain batches and ids no client holds now.
-func (d *Data) ProducerOf(pid int64) (string, int) {
+//
+// Two clients can hold the same id: a transactional id's new instance
+// gets the id of the one it fences, at a higher epoch, while the old one
+// (a zombie) keeps its own. A client's epoch only grows, and each new
+// instance starts above the last, so what was written at an epoch comes
+// from the holder whose epoch is that one, or else the lowest above it.
+func (d *Data) ProducerOf(pid int64, epoch int16) (string, int) {
 	if d.Snap == nil || pid < 0 {
 		return "", -1
 	}
+	best := -1
 	for i := range d.Snap.Producers {
-		if d.Snap.Producers[i].ProducerID == pid {
-			return d.Snap.Producers[i].Name, i
+		p := &d.Snap.Producers[i]
+		if p.ProducerID != pid || p.Epoch < epoch {
+			continue
+		}
+		if best < 0 || p.Epoch < d.Snap.Producers[best].Epoch {
+			best = i
 		}
 	}
-	return "", -1
+	if best < 0 {
+		return "", -1
+	}
+	return d.Snap.Producers[best].Name, best
+}
+
+// Need is the room a panel's content asks for, measured when it renders
+// at the size it was given: Width is the widest line it draws before any
+// cut or wrap forced by that size (0: the content flows to any width),
+// Height how many lines it has there. The workbench gives spare columns
+// and rows to the panels whose needs exceed their boxes.
+type Need struct {
+	Width, Height int
 }

@@ -165,7 +165,7 @@ func collect(d *panel.Data) facts {
 				if ps.TxnFirstOffset >= 0 && (pf.holderAt < 0 || ps.TxnFirstOffset < pf.holderAt) {
 					pf.holderAt = ps.TxnFirstOffset
 					pf.holder = fmt.Sprintf("producer id %d", ps.ProducerID)
-					if name, _ := d.ProducerOf(ps.ProducerID); name != "" {
+					if name, _ := d.ProducerOf(ps.ProducerID, ps.Epoch); name != "" {
 						pf.holder = fmt.Sprintf("%s (id %d)", name, ps.ProducerID)
 					}
 				}

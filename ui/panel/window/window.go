@@ -72,7 +72,7 @@ func (m *Model) render() {
 	dec := m.decision(pv.Name)
 	pid := m.producerID(dec)
 	var lines []string
-	lines = append(lines, m.header(pv, pid))
+	lines = append(lines, m.header(pv, pid, dec))
 	lines = append(lines, m.remembered(pv, pid, dec)...)
 	if dec != nil {
 		lines = append(lines, m.incoming(dec))
@@ -110,11 +110,28 @@ func (m *Model) producerID(dec *trace.Event) int64 {
 	return -1
 }
 
-func (m *Model) header(pv *sim.PartitionView, pid int64) string {
+// header names whose window is shown: the producer the decision names
+// when it is about this id (two clients can share an id, a zombie and the
+// instance that fenced it), else the holder of the id at the epoch the
+// leader remembers.
+func (m *Model) header(pv *sim.PartitionView, pid int64, dec *trace.Event) string {
 	who := "no idempotent producer"
 	if pid >= 0 {
 		who = fmt.Sprintf("producer id %d", pid)
-		if name, i := m.d.ProducerOf(pid); name != "" {
+		name, i := "", -1
+		if dec != nil && dec.Int("producer_id") == pid && dec.Str("producer") != "" {
+			name = dec.Str("producer")
+			i = m.d.ProducerIndex(name)
+		} else {
+			epoch := int16(0)
+			for _, e := range pv.Producers {
+				if e.ProducerID == pid {
+					epoch = e.Epoch
+				}
+			}
+			name, i = m.d.ProducerOf(pid, epoch)
+		}
+		if name != "" {
 			who = m.st.Producer(i).Render(fmt.Sprintf("%s (id %d)", name, pid))
 		}
 	}

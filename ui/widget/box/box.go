@@ -120,3 +120,32 @@ func Wrap(s string, w int) string {
 	}
 	return ansi.Wrap(s, w, "")
 }
+
+// Pack joins items with sep, starting a new line (indented by indent
+// cells) when the next item would not fit in w; an item is never split,
+// so a line holds at least one item even when it is too wide. Panels use
+// it for lines made of facts ("orders-0 · leader b1 · epoch 0 · ISR
+// [1 2 3]"), which read better broken between facts than cut.
+func Pack(items []string, sep string, w, indent int) []string {
+	var out []string
+	var cur strings.Builder
+	n := 0
+	sw := ansi.StringWidth(sep)
+	for _, it := range items {
+		iw := ansi.StringWidth(it)
+		switch {
+		case n == 0:
+		case n+sw+iw > w:
+			out = append(out, cur.String())
+			cur.Reset()
+			cur.WriteString(strings.Repeat(" ", indent))
+			n = indent
+		default:
+			cur.WriteString(sep)
+			n += sw
+		}
+		cur.WriteString(it)
+		n += iw
+	}
+	return append(out, cur.String())
+}

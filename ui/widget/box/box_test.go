@@ -33,3 +33,25 @@ func TestFitAndFrameAreExact(t *testing.T) {
 		}
 	}
 }
+
+// Pack breaks between items, never inside one, and indents what follows.
+func TestPackBreaksBetweenItems(t *testing.T) {
+	got := Pack([]string{"orders-0", "leader b1", "epoch 0", "ISR [1 2 3]"}, " · ", 30, 2)
+	want := []string{"orders-0 · leader b1 · epoch 0", "  ISR [1 2 3]"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := Pack([]string{"an item wider than the line", "b"}, " ", 10, 0); len(got) != 2 || got[0] != "an item wider than the line" {
+		t.Errorf("a wide item stays whole on its own line: %q", got)
+	}
+}
+
+// Reflow hangs continuation lines under the indent and keeps hyphenated
+// words whole.
+func TestReflowHangs(t *testing.T) {
+	got := Reflow("  3    p2 id 0 e3 seq 0-0 committed to orders-0", 24, 7)
+	want := []string{"  3    p2 id 0 e3 seq", "       0-0 committed to", "       orders-0"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
