@@ -110,28 +110,36 @@ func applyLook(opt *app.Options, o Options) error {
 }
 
 // runInspectTUI opens the inspector on segment files. The screen options
-// are the root's persistent flags.
+// are the root's persistent flags and the configuration (mouse), as for
+// every command that opens the lab.
 func runInspectTUI(cmd *cobra.Command, cfg *config, paths []string) error {
-	f := &tuiFlags{}
-	f.altScreen, _ = cmd.Flags().GetBool("alt-screen")
-	f.mouse, _ = cmd.Flags().GetBool("mouse")
-	opt, err := labOptions(cfg.Options().Seed) // worlds opened from the inspector run with the configured seed
+	opt, err := inspectOptions(cfg, paths)
 	if err != nil {
 		return err
 	}
-	if err := applyLook(&opt, cfg.Options()); err != nil {
-		return err
+	return app.Run(opt, screenFlags(cmd, cfg).program()...)
+}
+
+// inspectOptions are the lab's options with the inspector as its first
+// screen. Esc leads from it to Home, so everything there is the lab's
+// own: the configured seed (worlds once ran with seed 0 from here), the
+// chapters with the lessons of lessons_dir, autoplay's speed, the
+// progress store and the look.
+func inspectOptions(cfg *config, paths []string) (app.Options, error) {
+	opt, err := lessonOptions(cfg)
+	if err != nil {
+		return opt, err
 	}
 	for _, p := range paths {
 		// The browser holds a file whole; `eoslab inspect FILE` streams one
 		// of any size.
 		data, err := fileio.ReadLimited(p, maxBrowsedSegment, "a segment for --tui")
 		if err != nil {
-			return fmt.Errorf("%w (eoslab inspect %s streams a file of any size)", err, p)
+			return opt, fmt.Errorf("%w (eoslab inspect %s streams a file of any size)", err, p)
 		}
 		opt.Inspect = append(opt.Inspect, inspect.File{Name: filepath.Base(p), Data: data})
 	}
-	return app.Run(opt, f.program()...)
+	return opt, nil
 }
 
 // maxBrowsedSegment bounds a segment file `inspect --tui` holds in memory:
@@ -141,9 +149,10 @@ const maxBrowsedSegment = 256 << 20
 
 // catalog lists the chapters: the built-in lessons, the lessons of
 // lessons_dir, then the example scripts as extra chapters numbered from
-// 101 (out of the curriculum's way).
+// app.FirstExample (101, out of the curriculum's way; the lab lists them
+// apart and does not count them among the chapters to finish).
 func catalog(dir string) app.Catalog {
-	examples := app.ScriptCatalog(assets.FS, "scripts/*.eos", 101)
+	examples := app.ScriptCatalog(assets.FS, "scripts/*.eos", app.FirstExample)
 	return func() ([]*lesson.Lesson, error) {
 		out, err := lessons.Builtin()
 		if err != nil {
@@ -177,7 +186,7 @@ func labOptions(seed uint64) (app.Options, error) {
 	}
 	return app.Options{
 		Seed:    seed,
-		Catalog: app.ScriptCatalog(assets.FS, "scripts/*.eos", 101),
+		Catalog: app.ScriptCatalog(assets.FS, "scripts/*.eos", app.FirstExample),
 		Logo:    string(logo),
 		Sample:  &inspect.File{Name: filepath.Base(assets.SamplePath) + " (sample)", Data: sample},
 	}, nil

@@ -17,7 +17,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/muesli/termenv"
 
-	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/asciify"
 	"github.com/eoslab/eoslab/ui/keymap"
@@ -83,7 +82,8 @@ type Model struct {
 	job      *runningJob // a long command running a slice at a time, or nil
 	help     help.Model
 	showHelp bool
-	pending  *fault // a fault key waiting for confirmation
+	helpPage helpPage // what the overlay shows, and how far it is scrolled (help.go)
+	pending  *fault   // a fault key waiting for confirmation
 	status   string
 	tone     statusbar.Tone
 
@@ -108,11 +108,7 @@ func New(opt Options) (Model, error) {
 	}
 	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate,
 		md: markdown.New(profileOf(opt), markdown.Colours{Text: string(pal.Text), Accent: string(pal.Accent), Shade: string(pal.CRCShade), Faint: string(pal.Faint)}), help: newHelp(st)}
-	var verbs []string
-	for _, u := range script.Verbs() {
-		verbs = append(verbs, u.Verb)
-	}
-	m.cmdbar = commandbar.New(st, keys, append(verbs, labVerbs()...))
+	m.cmdbar = commandbar.New(st, keys, barVerbs(), barWords())
 	m.home = home.New(st, keys, opt.Logo)
 	m.chapters = chapters.New(st, keys, lessons, m.done)
 	m.start()
@@ -132,6 +128,7 @@ func (m *Model) start() {
 	switch {
 	case len(m.opt.Inspect) > 0:
 		m.inspect = inspect.New(m.st, m.keys, m.opt.Inspect)
+		m.inspect.SetStandalone() // opened from the shell: q quits
 		m.screen = InspectScreen
 	case m.opt.Open != nil:
 		m.openGiven(m.opt.Open)

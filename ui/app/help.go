@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/eoslab/eoslab/engine/trace"
@@ -28,27 +29,53 @@ func newHelp(st *styles.Styles) help.Model {
 // (the help view cuts the end with an ellipsis when the line is full).
 func (m Model) shortHelp() []key.Binding {
 	k := m.keys
-	quit := keymap.Relabel(k.Quit, "back")
 	switch {
 	case m.pending != nil:
 		return []key.Binding{k.Confirm, k.Cancel}
 	case m.showHelp:
-		return []key.Binding{keymap.Relabel(k.Help, "close help"), k.ForceQuit}
+		out := []key.Binding{keymap.Relabel(k.Help, "close help")}
+		if m.helpScrolls() {
+			out = append(out, keymap.Relabel(k.Down, "scroll"), keymap.Relabel(k.PageDown, "page"))
+		}
+		return append(out, k.ForceQuit)
 	}
 	switch m.screen {
 	case HomeScreen:
-		return []key.Binding{k.Up, k.Down, k.Select, k.Quit, k.Help}
+		return append(m.home.Keys(), k.Quit, k.Help)
 	case ChaptersScreen:
-		return append(m.chapters.Keys(), k.Back, k.Help)
+		return append(m.chapters.Keys(), keymap.Relabel(k.Back, "home"), k.Help)
 	case InspectScreen:
-		return append(m.inspect.Keys(), quit, k.Help)
+		// The rest of the bytes' keys are in the full help.
+		return []key.Binding{k.NextBatch, k.PrevBatch, k.FieldNext, k.ByteNext, m.quitKey(), k.Help}
 	}
+	quit := keymap.Relabel(k.Quit, "back")
 	out := []key.Binding{k.Forward, k.Backward, k.LoseResponse, k.Command, k.FocusNext, k.Zoom, k.Autoplay}
 	if m.screen == LessonScreen {
-		// What the step asks (answers, hint, solution) comes right after →.
-		out = append(append([]key.Binding{k.Forward}, m.lesson.AskKeys()...), out[1:]...)
+		// What the step asks (answers, hint, solution) comes right after →;
+		// at the end of the lesson, the next chapter comes first.
+		ask := m.lesson.AskKeys()
+		if _, ok := m.nextChapter(); ok {
+			ask = append([]key.Binding{m.nextChapterKey()}, ask...)
+		}
+		out = append(append([]key.Binding{k.Forward}, ask...), out[1:]...)
 	}
 	return append(append(out, m.benchKeys()...), k.Help, quit)
+}
+
+// quitKey is q as it acts on the screen in front: it quits from Home and
+// from an inspector opened from the shell, and goes back elsewhere.
+func (m Model) quitKey() key.Binding {
+	if m.quitsHere() {
+		return m.keys.Quit
+	}
+	return keymap.Relabel(m.keys.Quit, "back")
+}
+
+// quitsHere reports whether q quits on the screen in front: on Home, and
+// on the inspector when `eoslab inspect FILE --tui` opened it (there is
+// nowhere it came from).
+func (m Model) quitsHere() bool {
+	return m.screen == HomeScreen || m.screen == InspectScreen && m.inspect.Standalone()
 }
 
 func (m Model) benchKeys() []key.Binding {
@@ -58,21 +85,24 @@ func (m Model) benchKeys() []key.Binding {
 	return m.sandbox.Keys()
 }
 
-// fullHelp groups every key of the screen in front for the overlay.
+// fullHelp groups every key of the screen in front for the overlay: the
+// screen's own keys, then the general ones as they act there.
 func (m Model) fullHelp() [][]key.Binding {
 	k := m.keys
-	general := []key.Binding{k.Help, k.Back, keymap.Relabel(k.Quit, "quit (home) / back"), k.ForceQuit}
 	switch m.screen {
 	case HomeScreen:
-		return [][]key.Binding{{k.Up, k.Down, k.Select}, general}
+		// esc does nothing on Home: it is not listed.
+		return [][]key.Binding{m.home.Keys(), {k.Help, k.Quit, k.ForceQuit}}
 	case ChaptersScreen:
-		return [][]key.Binding{m.chapters.Keys(), general}
+		return [][]key.Binding{m.chapters.Keys(), m.chapters.MoreKeys(),
+			{k.Help, keymap.Relabel(k.Back, "home"), keymap.Relabel(k.Quit, "home"), k.ForceQuit}}
 	case InspectScreen:
-		return [][]key.Binding{m.inspect.Keys(), general}
+		back := keymap.Relabel(k.Back, "home")
+		return [][]key.Binding{m.inspect.Keys(), {k.Help, back, m.quitKey(), k.ForceQuit}}
 	}
-	general = append([]key.Binding{k.Command, k.Answer}, general...)
+	general := []key.Binding{k.Command, k.Answer, k.Help, k.Back, keymap.Relabel(k.Quit, "back"), k.ForceQuit}
 	if m.screen == LessonScreen {
-		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution}, general[2:]...)
+		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution, m.nextChapterKey()}, general[2:]...)
 	}
 	return [][]key.Binding{
 		{k.Forward, k.Backward, k.Start, k.End, k.Autoplay, k.Faster, k.Slower},
@@ -83,10 +113,79 @@ func (m Model) fullHelp() [][]key.Binding {
 	}
 }
 
-// helpOverlay replaces the body with every key, grouped, in a frame.
-// The groups are drawn three columns to a row, so all of them fit 80
-// columns and nothing is cut.
-func (m Model) helpOverlay() string {
+// helpNotes are the lines under the keys: what the screen in front does
+// beyond them.
+func (m Model) helpNotes() []string {
+	var notes []string
+	switch m.screen {
+	case HomeScreen:
+		notes = []string{"enter opens the entry under the cursor; Continue goes back to where you",
+			"were, or on to the next chapter once that one is finished"}
+	case ChaptersScreen:
+		notes = []string{"✓ finished · → next: the first not finished · 3/4 right: your predictions",
+			"◇ ends with a challenge, ◆ solved · example scripts come after the chapters",
+			"/ filters by title and summary: type, enter keeps the filter, esc clears it"}
+	case InspectScreen:
+		notes = []string{"A real segment file, decoded by the reader of eoslab inspect: every header",
+			"field with its bytes, the CRC's range, markers; the wheel scrolls the bytes"}
+	default:
+		notes = []string{"Command bar (:): any command of the language (docs/commands.md), plus",
+			"  help [VERB] · save FILE · load FILE · goto STEP · quit — tab completes, ↑ ↓ history",
+			"Acting while back in time forks a new timeline from that step."}
+	}
+	for i, n := range notes {
+		notes[i] = m.st.Muted.Render(n)
+	}
+	return notes
+}
+
+// helpPage is what the help overlay shows — the keys of the screen in
+// front (the zero page, `?`) or the command bar's help (`help [VERB]`) —
+// and how far it is scrolled.
+type helpPage struct {
+	title string   // "" for the keys
+	lines []string // the command help, styled; nil for the keys
+	top   int      // the first line shown
+}
+
+// openHelpPage shows a page of command help in the overlay.
+func (m *Model) openHelpPage(title string, lines []string) {
+	m.showHelp, m.helpPage = true, helpPage{title: title, lines: lines}
+}
+
+// helpKey handles a key while the overlay is up: ?, esc or q close it
+// (the next ? shows the keys again); the list keys scroll a page that
+// does not fit.
+func (m Model) helpKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
+	page := max(m.helpRows()-1, 1)
+	switch {
+	case key.Matches(k, m.keys.Help, m.keys.Back, m.keys.Quit):
+		m.showHelp, m.helpPage = false, helpPage{}
+		return m, nil
+	case key.Matches(k, m.keys.Down):
+		m.helpPage.top++
+	case key.Matches(k, m.keys.Up):
+		m.helpPage.top--
+	case key.Matches(k, m.keys.PageDown, m.keys.Forward):
+		m.helpPage.top += page
+	case key.Matches(k, m.keys.PageUp, m.keys.Backward):
+		m.helpPage.top -= page
+	case key.Matches(k, m.keys.Start):
+		m.helpPage.top = 0
+	case key.Matches(k, m.keys.End):
+		m.helpPage.top = len(m.helpContent())
+	}
+	m.helpPage.top = min(max(m.helpPage.top, 0), max(len(m.helpContent())-m.helpRows(), 0))
+	return m, nil
+}
+
+// helpContent is the overlay's lines: the keys, grouped three columns to
+// a row so that all of them fit 80 columns, and the notes; or a page of
+// command help.
+func (m Model) helpContent() []string {
+	if m.helpPage.lines != nil {
+		return m.helpPage.lines
+	}
 	h := m.help
 	h.ShowAll, h.Width = true, 0
 	groups := m.fullHelp()
@@ -94,21 +193,43 @@ func (m Model) helpOverlay() string {
 	for i := 0; i < len(groups); i += 3 {
 		rows = append(rows, h.FullHelpView(groups[i:min(i+3, len(groups))]))
 	}
-	cols := strings.Join(rows, "\n\n")
 	titles := "time travel · panels · bytes and lists / faults (each asks first) · general"
 	if m.screen != LessonScreen && m.screen != SandboxScreen {
 		titles = "keys of this screen"
 	}
-	notes := []string{
-		m.st.Muted.Render(titles), "", cols, "",
-		m.st.Muted.Render("Command bar (:): any command of the language (docs/commands.md), plus"),
-		m.st.Muted.Render("  save FILE · load FILE · goto STEP · quit — tab completes, ↑ ↓ history"),
-		m.st.Muted.Render("Acting while back in time forks a new timeline from that step."),
+	lines := []string{m.st.Muted.Render(titles), ""}
+	lines = append(lines, strings.Split(strings.Join(rows, "\n\n"), "\n")...)
+	return append(append(lines, ""), m.helpNotes()...)
+}
+
+// helpWidth is the width command help is wrapped to: the overlay's
+// inside at most 100 columns wide.
+func (m Model) helpWidth() int { return min(m.w, 100) - 4 }
+
+// helpRows is how many lines of content the overlay shows at once.
+func (m Model) helpRows() int { return max(m.bodyHeight()-2, 1) }
+
+// helpScrolls reports whether the overlay's content is longer than it.
+func (m Model) helpScrolls() bool { return len(m.helpContent()) > m.helpRows() }
+
+// helpOverlay replaces the body with the help page in a frame; a page
+// longer than the screen scrolls, and the frame's title says where it is.
+func (m Model) helpOverlay() string {
+	lines := m.helpContent()
+	rows := m.helpRows()
+	title := "help · ? or esc closes"
+	if m.helpPage.title != "" {
+		title = m.helpPage.title + " · esc closes"
 	}
-	content := strings.Join(notes, "\n")
-	w := min(m.w, max(lipgloss.Width(content)+4, 60))
-	hgt := min(m.bodyHeight(), strings.Count(content, "\n")+3)
-	frame := box.Frame("help · ? or esc closes", content, w, hgt, m.st.BorderFocus, m.st.Title)
+	if len(lines) > rows {
+		top := min(m.helpPage.top, len(lines)-rows)
+		title += fmt.Sprintf(" · lines %d-%d of %d, ↑ ↓ pgup pgdown scroll", top+1, top+rows, len(lines))
+		lines = lines[top : top+rows]
+	}
+	content := strings.Join(lines, "\n")
+	w := min(m.w, max(lipgloss.Width(content)+4, lipgloss.Width(title)+6, 60))
+	hgt := min(m.bodyHeight(), len(lines)+2)
+	frame := box.Frame(title, content, w, hgt, m.st.BorderFocus, m.st.Title)
 	return box.Fit(m.st.Renderer().Place(m.w, m.bodyHeight(), lipgloss.Center, lipgloss.Center, frame), m.w, m.bodyHeight())
 }
 

@@ -47,10 +47,7 @@ func (m Model) routeKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		return m, cmd
 	case m.showHelp:
-		if key.Matches(k, m.keys.Help, m.keys.Back, m.keys.Quit) {
-			m.showHelp = false
-		}
-		return m, nil
+		return m.helpKey(k)
 	case m.pending != nil:
 		return m.confirmFault(k)
 	case m.screen == ChaptersScreen && m.chapters.Filtering():
@@ -62,7 +59,7 @@ func (m Model) routeKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(k, m.keys.Help):
 		m.showHelp = true
 		return m, nil
-	case key.Matches(k, m.keys.Quit) && m.screen == HomeScreen:
+	case key.Matches(k, m.keys.Quit) && m.quitsHere():
 		return m, tea.Quit
 	case key.Matches(k, m.keys.Quit, m.keys.Back):
 		return m.back()
@@ -103,8 +100,7 @@ func (m Model) back() (tea.Model, tea.Cmd) {
 	switch m.screen {
 	case LessonScreen:
 		m.screen, m.sess = ChaptersScreen, nil
-		m.chapters = chapters.New(m.st, m.keys, m.lessons, m.done)
-		m.chapters.SetSize(m.w, m.bodyHeight())
+		m.chapters.Select(m.lessonIdx) // the cursor where the lesson was opened
 		m.updateHome()
 		return m, m.saveProgress()
 	case HomeScreen:
@@ -186,6 +182,9 @@ func (m Model) labKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 	case key.Matches(k, m.keys.Solution):
 		cmd, ok := m.showSolution()
 		return m, cmd, ok
+	case key.Matches(k, m.keys.NextChapter):
+		cmd, ok := m.openNextChapter()
+		return m, cmd, ok
 	default:
 		if f, ok := m.faultFor(k); ok {
 			m.proposeFault(f)
@@ -248,9 +247,7 @@ func (m Model) routeEvent(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m Model) choose(c home.Choice) (tea.Model, tea.Cmd) {
 	switch c {
 	case home.Continue:
-		if m.lessonSess != nil {
-			m.resumeLesson()
-		}
+		m.continueLesson()
 	case home.Chapters:
 		m.screen = ChaptersScreen
 	case home.Sandbox:

@@ -13,7 +13,6 @@ import (
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/panel"
 	"github.com/eoslab/eoslab/ui/screen/chapters"
-	"github.com/eoslab/eoslab/ui/screen/home"
 	"github.com/eoslab/eoslab/ui/screen/inspect"
 	lessonscreen "github.com/eoslab/eoslab/ui/screen/lesson"
 	"github.com/eoslab/eoslab/ui/screen/sandbox"
@@ -136,7 +135,7 @@ func (m *Model) forward() session.Result {
 	case session.Idle:
 		m.setStatus("nothing is due: press : and give a command (e.g. send p1 orders-0 2)", statusbar.Plain)
 	case session.Ended:
-		m.setStatus("✓ the end of this chapter", statusbar.Plain)
+		m.setStatus("✓ the end of this chapter"+m.nextChapterOffer(), statusbar.Plain)
 	}
 	m.refresh(panel.Forward)
 	return r
@@ -205,7 +204,7 @@ func (m *Model) refresh(motion panel.Motion) {
 	case SandboxScreen:
 		m.sandbox.SetData(d, m.sess.Behind())
 	}
-	m.cmdbar.SetNames(m.names())
+	m.cmdbar.SetWorld(m.barWorld())
 }
 
 // prompt evaluates what the shown lesson step asks — a prediction's
@@ -271,6 +270,7 @@ func (m *Model) announceComplete(pos session.Position, p lessonscreen.Prompt) {
 	if !p.Challenge || !p.Complete || m.learn.complete[pos.Step] {
 		return
 	}
+	m.markSolved(pos.Step) // the chapter list's ◆ (chapters.go)
 	m.learn.complete[pos.Step] = true
 	next := " · → continues"
 	if len(pos.Next) == 0 {
@@ -387,22 +387,6 @@ func (m *Model) autoFocus() (string, string) {
 	return part, prod
 }
 
-// names are what the command bar completes after a verb.
-func (m *Model) names() []string {
-	snap := m.sess.Snapshot()
-	var out []string
-	for _, p := range snap.Producers {
-		out = append(out, p.Name)
-	}
-	for _, p := range snap.Partitions {
-		out = append(out, p.Name)
-	}
-	for _, b := range snap.Brokers {
-		out = append(out, fmt.Sprint(b.ID))
-	}
-	return out
-}
-
 func (m *Model) cyclePartition(d int) {
 	parts := m.sess.Snapshot().Partitions
 	if len(parts) == 0 {
@@ -482,24 +466,4 @@ func (m Model) autoplayTick(msg autoplayMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	return m, tick(m.gen, m.interval())
-}
-
-// updateHome refreshes the home screen's progress and Continue entry.
-func (m *Model) updateHome() {
-	p := home.Progress{Total: len(m.lessons)}
-	for range m.done {
-		p.Done++
-	}
-	if m.lessonSess != nil {
-		l := m.lessons[m.lessonIdx]
-		p.Resume = fmt.Sprintf("Chapter %d · %s", l.Number, l.Title)
-		if pos := m.lessonSess.Position(); pos.Step >= 0 {
-			p.Resume += fmt.Sprintf(", step %d", pos.Step+1)
-		}
-		if s := m.learn.scores[m.lessonIdx]; s.Asked > 0 {
-			p.Score = fmt.Sprintf("predictions %d/%d right", s.Right, s.Asked)
-		}
-	}
-	m.home.SetProgress(p)
-	m.chapters.SetMarks(m.done, m.chapterMarks())
 }

@@ -27,6 +27,9 @@ type Progress struct {
 	Chapter int           `json:"chapter"`          // chapter number last open, 0 for none
 	Step    int           `json:"step"`             // 1-based lesson step reached in it
 	Scores  map[int]Score `json:"scores,omitempty"` // by chapter number
+	// Solved are the challenge steps (1-based) whose goals all held at
+	// some point, by chapter number: the chapter list's ◆.
+	Solved map[int][]int `json:"solved,omitempty"`
 }
 
 // Score is how a chapter's predictions went: of those answered (Asked),

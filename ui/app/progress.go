@@ -19,6 +19,7 @@ type learning struct {
 	scored   map[int]bool  // prediction steps scored in this session
 	complete map[int]bool  // challenge steps announced complete in this session
 	scores   map[int]Score // prediction scores, by catalog index
+	solved   map[int][]int // challenge steps solved (1-based), by catalog index
 	unsaved  bool          // progress changed since a save was last asked for
 	noSave   bool          // the progress store failed once: saving stopped
 	waiting  bool          // autoplay paused at a prediction; answering resumes it
@@ -33,7 +34,7 @@ type learning struct {
 
 func newLearning() learning {
 	return learning{hints: map[int]int{}, scored: map[int]bool{}, complete: map[int]bool{},
-		scores: map[int]Score{}, kept: Progress{Scores: map[int]Score{}}}
+		scores: map[int]Score{}, solved: map[int][]int{}, kept: Progress{Scores: map[int]Score{}, Solved: map[int][]int{}}}
 }
 
 // newSession forgets what belonged to the previous run of a lesson.
@@ -66,6 +67,7 @@ func (m Model) progress() Progress {
 			p.Scores[m.lessons[i].Number] = s
 		}
 	}
+	m.solvedProgress(&p) // chapters.go
 	if m.lessonSess != nil && m.lessons[m.lessonIdx] != m.learn.outside {
 		p.Chapter = m.lessons[m.lessonIdx].Number
 		p.Step = m.lessonSess.Position().Step + 1
@@ -138,6 +140,7 @@ func (m *Model) restoreProgress(p Progress) {
 			m.learn.kept.Scores[n] = s
 		}
 	}
+	m.restoreSolved(p.Solved) // chapters.go
 	if i := m.chapterIndex(p.Chapter); i >= 0 && m.opt.Chapter == 0 && len(m.opt.Inspect) == 0 && m.opt.Open == nil {
 		m.openLesson(i, p.Step-1)
 		m.screen, m.sess = HomeScreen, nil // opened for Continue, shown on demand

@@ -12,8 +12,10 @@ type KeyMap struct {
 	// Everywhere.
 	ForceQuit, Quit, Back, Help, Command key.Binding
 
-	// Menus and lists.
-	Up, Down, Select key.Binding
+	// Menus and lists: a page at a time, and typing a filter (the
+	// chapter list); the help overlay scrolls with them too.
+	Up, Down, Select         key.Binding
+	PageUp, PageDown, Filter key.Binding
 
 	// Time travel on the lesson and sandbox screens.
 	Forward, Backward, Start, End, Autoplay, Faster, Slower key.Binding
@@ -30,11 +32,13 @@ type KeyMap struct {
 	Confirm, Cancel                                                                                           key.Binding
 
 	// Lessons: answer a prediction; a challenge's next hint, its solution
-	// loaded into the command bar (not run).
-	Answer, Hint, Solution key.Binding
+	// loaded into the command bar (not run); at a lesson's end, the next
+	// chapter.
+	Answer, Hint, Solution, NextChapter key.Binding
 
-	// The inspect screen.
-	NextBatch, PrevBatch key.Binding
+	// The inspect screen: j/k walk the batch list as ← → do (they are a
+	// list's keys everywhere else), so the byte rows are ↑ ↓ only there.
+	NextBatch, PrevBatch, RowUp, RowDown key.Binding
 }
 
 func bind(help, desc string, keys ...string) key.Binding {
@@ -53,6 +57,10 @@ func Default() KeyMap {
 		Up:     bind("↑/k", "up", "up", "k"),
 		Down:   bind("↓/j", "down", "down", "j"),
 		Select: bind("enter", "open", "enter"),
+
+		PageUp:   bind("pgup", "page up", "pgup"),
+		PageDown: bind("pgdown", "page down", "pgdown"),
+		Filter:   bind("/", "filter", "/"),
 
 		Forward:  bind("→/l/space", "next", "right", "l", " "),
 		Backward: bind("←/h", "back a step", "left", "h"),
@@ -89,12 +97,15 @@ func Default() KeyMap {
 		Confirm:         bind("enter/y", "apply", "enter", "y"),
 		Cancel:          bind("esc/n", "cancel", "esc", "n"),
 
-		Answer:   bind("1-9", "answer the prediction", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
-		Hint:     bind("H", "next hint", "H"),
-		Solution: bind("S", "solution into the command bar", "S"),
+		Answer:      bind("1-9", "answer the prediction", "1", "2", "3", "4", "5", "6", "7", "8", "9"),
+		Hint:        bind("H", "next hint", "H"),
+		Solution:    bind("S", "solution into the command bar", "S"),
+		NextChapter: bind("n", "next chapter", "n"),
 
-		NextBatch: bind("→/l", "next batch", "right", "l"),
-		PrevBatch: bind("←/h", "previous batch", "left", "h"),
+		NextBatch: bind("→/l/j", "next batch", "right", "l", "j"),
+		PrevBatch: bind("←/h/k", "previous batch", "left", "h", "k"),
+		RowUp:     bind("↑", "row up", "up"),
+		RowDown:   bind("↓", "row down", "down"),
 	}
 }
 

@@ -33,9 +33,12 @@ type ChoseMsg struct{ Choice Choice }
 
 // Progress is what the home screen says about the learner's way so far.
 type Progress struct {
-	Done, Total int
+	// Done of Total chapters of the curriculum are finished; Examples is
+	// how many example scripts are listed apart from them.
+	Done, Total, Examples int
 	// Resume describes where Continue leads ("" disables it), e.g.
-	// "Chapter 1 · The worked example, step 3".
+	// "Chapter 1 · The worked example, step 3", or "next: Chapter 5 ·
+	// Producer ids" once the chapter left is finished.
 	Resume string
 	// Score is how the predictions of that chapter went, e.g.
 	// "predictions 2/3 right" ("" when none was answered).
@@ -113,7 +116,11 @@ func (m Model) label(c Choice) (string, string) {
 		}
 		return "Continue", m.progress.Resume
 	case Chapters:
-		return "Chapters", fmt.Sprintf("%d of %d done", m.progress.Done, m.progress.Total)
+		note := fmt.Sprintf("%d of %d done", m.progress.Done, m.progress.Total)
+		if n := m.progress.Examples; n > 0 {
+			note += fmt.Sprintf(" · %d example scripts", n)
+		}
+		return "Chapters", note
 	case Sandbox:
 		return "Sandbox", "a free cluster: your commands, your faults"
 	case Inspect:

@@ -41,6 +41,9 @@ type Model struct {
 	problem string // a framing error that stopped a file's scan
 	cur     int
 	bytes   batchbytes.Model
+	// standalone: opened from the shell (`eoslab inspect FILE --tui`), so
+	// it is the program's first screen and q quits instead of going back.
+	standalone bool
 }
 
 // New decodes the files and shows their first batch.
@@ -89,6 +92,13 @@ func (m *Model) show() {
 	m.bytes.SetBatch(label, e.raw, panel.Jump)
 }
 
+// SetStandalone marks the inspector as opened from the shell: there is
+// no screen it came from, so q quits.
+func (m *Model) SetStandalone() { m.standalone = true }
+
+// Standalone reports whether the inspector was opened from the shell.
+func (m Model) Standalone() bool { return m.standalone }
+
 // SetSize lays the screen out: the batch list on the left when there is
 // room, the bytes panel in the rest.
 func (m *Model) SetSize(w, h int) {
@@ -105,7 +115,8 @@ func (m Model) listWidth() int {
 
 func (m Model) bytesWidth() int { return m.w - m.listWidth() }
 
-// Update walks batches (← →) and passes cursor keys to the bytes panel.
+// Update walks batches (← → j k, a click in the list) and passes cursor
+// keys to the bytes panel.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		switch {
@@ -124,11 +135,17 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 	}
 	if mm, ok := msg.(tea.MouseMsg); ok {
-		switch mm.Button {
-		case tea.MouseButtonWheelUp:
+		switch {
+		case mm.Button == tea.MouseButtonWheelUp:
 			m.bytes.Scroll(-3)
-		case tea.MouseButtonWheelDown:
+		case mm.Button == tea.MouseButtonWheelDown:
 			m.bytes.Scroll(3)
+		case mm.Button == tea.MouseButtonLeft && mm.Action == tea.MouseActionRelease && mm.X < m.listWidth():
+			// The list's rows start under the title line and the frame's top.
+			if i := m.listTop() + mm.Y - 2; mm.Y >= 2 && i < len(m.entries) {
+				m.cur = i
+				m.show()
+			}
 		}
 		return m, nil
 	}
@@ -137,14 +154,25 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// Keys lists the screen's keys for the help.
+// Keys lists the screen's keys for the help: the batches, then the
+// bytes (whose rows move with ↑ ↓ only here: j k walk the batches).
 func (m Model) Keys() []key.Binding {
-	return append([]key.Binding{m.keys.NextBatch, m.keys.PrevBatch}, m.bytes.Keys()...)
+	return append(append([]key.Binding{m.keys.NextBatch, m.keys.PrevBatch}, m.bytes.Keys()...), m.keys.RowUp, m.keys.RowDown)
+}
+
+// listTop is the first batch the list shows: it scrolls to keep the
+// batch shown in view.
+func (m Model) listTop() int {
+	rows := m.h - 1 - 2
+	if rows <= 0 || m.cur < rows {
+		return 0
+	}
+	return m.cur - rows + 1
 }
 
 // View draws the title, the batch list and the bytes.
 func (m Model) View() string {
-	title := m.st.Title.Render("Inspect") + m.st.Muted.Render("  ·  a real segment file: ← → walk the batches, w b . , walk the bytes")
+	title := m.st.Title.Render("Inspect") + m.st.Muted.Render("  ·  a real segment file: ← → j k walk the batches, w b . , walk the bytes")
 	if m.problem != "" {
 		title = m.st.Bad.Render("✗ " + m.problem)
 	}
@@ -154,7 +182,8 @@ func (m Model) View() string {
 	body := box.Frame("header bytes", m.bytes.View(), m.bytesWidth(), m.h-1, m.st.BorderFocus, m.st.Title)
 	if lw := m.listWidth(); lw > 0 {
 		var rows []string
-		for i, e := range m.entries {
+		for i := m.listTop(); i < len(m.entries); i++ {
+			e := m.entries[i]
 			s := fmt.Sprintf("%2d  %s", i+1, e.summary)
 			if i == m.cur {
 				s = m.st.Selected.Render(box.Line("▸"+s, lw-2))

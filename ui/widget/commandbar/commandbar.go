@@ -1,8 +1,10 @@
 // Package commandbar is the `:` line: one command of the command language
 // (or a lab command such as save and load), with history (↑ ↓), completion
-// of verbs and names (tab), and errors shown inline with a caret under
-// the column at fault. It knows nothing of the engine: it submits lines
-// and shows the errors it is given.
+// by argument position (tab, shift+tab) with the candidates listed in a
+// line above it, and errors shown inline with a caret under the column at
+// fault. It knows nothing of the engine: it reads what may come at each
+// argument from the verbs' syntax strings, completes names from the World
+// it is given, submits lines and shows the errors it is given.
 //
 // It can also hold a queue of lines given to it (a challenge's solution):
 // the first is put on the line, the rest are listed above it, and after
@@ -13,11 +15,13 @@ package commandbar
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/styles"
@@ -36,37 +40,59 @@ type Model struct {
 	w       int
 	history []string
 	browse  int // index into history while browsing with ↑ ↓; len(history) when not
-	verbs   []string
-	names   []string
 	errMsg  string
 	errCol  int // 1-based column of the error in the input, 0 for none
+
+	verbs []Verb
+	forms map[string][]form // each verb's syntax, read once
+	words Words
+	world World
+	comp  completion // what may come at the cursor, shown above the line
+	cycle int        // the candidate tab put on the line, -1 when tab is not cycling
+	wrote int        // how many bytes that tab wrote at comp.from
 
 	queue      []string // lines given with Queue, still to be loaded
 	queueLabel string   // what they are, e.g. "solution"
 	queueTotal int      // how many lines were queued
 }
 
-// New returns a closed command bar completing the given verbs.
-func New(st *styles.Styles, keys keymap.KeyMap, verbs []string) Model {
+// New returns a closed command bar that completes the given verbs, their
+// arguments read from their syntax, with the given vocabularies.
+func New(st *styles.Styles, keys keymap.KeyMap, verbs []Verb, words Words) Model {
 	in := textinput.New()
 	in.Prompt = ":"
 	in.PromptStyle, in.TextStyle = st.Accent, st.Text
-	in.CompletionStyle, in.PlaceholderStyle = st.Faint, st.Faint
+	in.PlaceholderStyle = st.Faint
 	in.Cursor.Style = st.Cursor
 	in.Cursor.SetMode(cursor.CursorStatic) // no blink: no timer traffic, stable test output
-	in.ShowSuggestions = true
-	in.KeyMap.NextSuggestion = key.NewBinding(key.WithKeys("ctrl+n"))
-	in.KeyMap.PrevSuggestion = key.NewBinding(key.WithKeys("ctrl+p"))
-	in.Placeholder = "a command, e.g. send p1 orders-0 2 — tab completes, ↑ history, esc closes"
-	return Model{st: st, keys: keys, input: in, verbs: verbs}
+	// Completion is the bar's own (by argument position, listed above
+	// the line): the input's whole-line suggestions are off.
+	in.ShowSuggestions = false
+	in.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
+	in.KeyMap.NextSuggestion = key.NewBinding(key.WithDisabled())
+	in.KeyMap.PrevSuggestion = key.NewBinding(key.WithDisabled())
+	in.Placeholder = "a command, e.g. send p1 orders-0 2 — tab completes, help lists them, ↑ history, esc closes"
+	forms := map[string][]form{}
+	for _, v := range verbs {
+		forms[v.Verb] = parseSyntax(v.Verb, v.Syntax)
+	}
+	return Model{st: st, keys: keys, input: in, verbs: verbs, forms: forms, words: words, cycle: -1}
 }
 
 // SetWidth sets the bar's width.
 func (m *Model) SetWidth(w int) { m.w = w; m.input.Width = max(w-3, 1) }
 
-// SetNames sets the names completed after the verb: producers,
-// partitions, broker ids.
-func (m *Model) SetNames(names []string) { m.names = names }
+// SetWorld sets the names completed after the verb: producers,
+// consumers, partitions, brokers, transactional ids, groups.
+func (m *Model) SetWorld(w World) {
+	m.world = w
+	if m.cycle < 0 {
+		m.suggest()
+	}
+}
+
+// Verbs are the verbs the bar knows, in the order given.
+func (m Model) Verbs() []Verb { return m.verbs }
 
 // Open focuses an empty bar (dropping any queued lines).
 func (m *Model) Open() tea.Cmd {
@@ -79,6 +105,7 @@ func (m *Model) show(line string) tea.Cmd {
 	m.input.SetValue(line)
 	m.input.CursorEnd()
 	m.browse = len(m.history)
+	m.cycle = -1
 	m.suggest()
 	return m.input.Focus()
 }
@@ -123,16 +150,27 @@ func (m *Model) Fail(line, msg string, col int) tea.Cmd {
 	m.active, m.errMsg, m.errCol = true, msg, col
 	m.input.SetValue(line)
 	m.input.CursorEnd()
+	m.cycle = -1
 	m.suggest()
 	return m.input.Focus()
 }
 
-// Update edits the line; enter submits, esc closes.
+// Update edits the line; enter submits, esc closes, tab and shift+tab
+// complete.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	k, ok := msg.(tea.KeyMsg)
 	if !ok || !m.active {
 		return m, nil
 	}
+	switch k.Type {
+	case tea.KeyTab:
+		m.tab(1)
+		return m, nil
+	case tea.KeyShiftTab:
+		m.tab(-1)
+		return m, nil
+	}
+	m.cycle = -1 // any other key keeps the candidate tab put there
 	switch {
 	case k.Type == tea.KeyEnter:
 		line := strings.TrimSpace(m.input.Value())
@@ -153,6 +191,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			m.browse--
 			m.input.SetValue(m.history[m.browse])
 			m.input.CursorEnd()
+			m.suggest()
 		}
 		return m, nil
 	case k.Type == tea.KeyDown:
@@ -164,6 +203,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 			}
 			m.input.SetValue(v)
 			m.input.CursorEnd()
+			m.suggest()
 		}
 		return m, nil
 	}
@@ -174,24 +214,56 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// suggest offers completions of the word being typed: verbs (one or two
-// words) and, after the first word, names. The text input keeps those
-// that extend the whole line typed so far.
-func (m *Model) suggest() {
+// tab puts the next (d = 1) or previous (d = -1) candidate on the line in
+// place of the word being typed. The first tab takes the first candidate
+// (shift+tab the last); while tab is pressed again the same list cycles,
+// each candidate replacing the one before, so `:l` tab tab reaches
+// `lose response`. A single candidate is simply taken.
+func (m *Model) tab(d int) {
+	c := m.comp
+	if len(c.cands) == 0 {
+		return
+	}
 	v := m.input.Value()
-	out := make([]string, 0, len(m.verbs)+len(m.names))
-	for _, verb := range m.verbs {
-		out = append(out, verb+" ")
+	end := m.cursorByte()
+	switch {
+	case m.cycle >= 0:
+		end = c.from + m.wrote // replace what the previous tab wrote
+		m.cycle = (m.cycle + d + len(c.cands)) % len(c.cands)
+	case d > 0:
+		m.cycle = 0
+	default:
+		m.cycle = len(c.cands) - 1
 	}
-	if i := strings.LastIndexByte(v, ' '); i >= 0 {
-		for _, n := range m.names {
-			out = append(out, v[:i+1]+n+" ")
-		}
+	pick := c.cands[m.cycle]
+	if rest := v[end:]; rest != "" && (rest[0] == ' ' || rest[0] == '\t') {
+		pick = strings.TrimSuffix(pick, " ") // a blank follows already
 	}
-	m.input.SetSuggestions(out)
+	m.input.SetValue(v[:c.from] + pick + v[end:])
+	m.wrote = len(pick)
+	m.input.SetCursor(utf8.RuneCountInString(v[:c.from] + pick))
+	m.errMsg, m.errCol = "", 0
+	if len(c.cands) == 1 {
+		m.suggest() // nothing to cycle through: on to the next argument's list
+	}
 }
 
-// Height is how many lines View takes.
+// cursorByte is the input's cursor as a byte offset into its value.
+func (m Model) cursorByte() int {
+	r := []rune(m.input.Value())
+	return len(string(r[:min(m.input.Position(), len(r))]))
+}
+
+// suggest works out what may come at the cursor, for the candidate line
+// and the next tab.
+func (m *Model) suggest() {
+	m.cycle = -1
+	m.comp = m.complete(m.input.Value(), m.cursorByte())
+}
+
+// Height is how many lines View takes: the line, with the candidates
+// above it — or, after a failure, the error above and the caret under it
+// — and a queue's line on top.
 func (m Model) Height() int {
 	if !m.active {
 		return 0
@@ -205,11 +277,14 @@ func (m Model) Height() int {
 		h += 2
 	case m.errMsg != "":
 		h++
+	case m.queueTotal == 0:
+		h++ // the candidates
 	}
 	return h
 }
 
-// View draws the error (if any), the line and the caret.
+// View draws the queue (if any), the error or the candidates, the line
+// and the caret.
 func (m Model) View() string {
 	if !m.active {
 		return ""
@@ -218,14 +293,86 @@ func (m Model) View() string {
 	if m.queueTotal > 0 {
 		lines = append(lines, box.Line(m.queueLine(), m.w))
 	}
-	if m.errMsg != "" {
+	switch {
+	case m.errMsg != "":
 		lines = append(lines, box.Line(m.st.Bad.Render("✗ "+m.errMsg)+m.st.Muted.Render("  (nothing applied)"), m.w))
+	case m.queueTotal == 0:
+		lines = append(lines, m.candidateLine())
 	}
 	lines = append(lines, box.Line(m.input.View(), m.w))
 	if m.errMsg != "" && m.errCol > 0 {
 		lines = append(lines, box.Line(strings.Repeat(" ", m.errCol)+m.st.Bad.Render("^"), m.w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Candidates are what tab would put at the cursor now, as they are
+// written (without the space that follows them), and what they are.
+func (m Model) Candidates() (label string, cands []string) {
+	for _, c := range m.comp.cands {
+		cands = append(cands, strings.TrimSuffix(c, " "))
+	}
+	return m.comp.label, cands
+}
+
+// candidateLine lists what may come at the cursor: "TOPIC-PARTITION:
+// orders-0  ▸orders-1  orders-2 (2/3)" — the one tab put on the line
+// marked, and the list slid along so that it stays in view. With nothing
+// to offer it says what comes and shows the verb's syntax.
+func (m Model) candidateLine() string {
+	label, cands := m.Candidates()
+	if len(cands) == 0 {
+		text := m.st.Muted.Render(label)
+		switch {
+		case m.comp.usage != "":
+			text += m.st.Muted.Render(" · usage: ") + m.st.Text.Render(m.comp.usage)
+		case label == "command":
+			text = m.st.Muted.Render("no command starts so · help lists them")
+		}
+		return box.Line(text, m.w)
+	}
+	head := label + ": "
+	count := ""
+	if m.cycle >= 0 {
+		count = fmt.Sprintf(" (%d/%d)", m.cycle+1, len(cands))
+	}
+	const more = 8 // room kept for " …+NNN"
+	room := m.w - ansi.StringWidth(head) - ansi.StringWidth(count) - more
+	width := func(i int) int { return ansi.StringWidth(cands[i]) + 3 } // "▸" or " ", the word, two spaces
+	span := func(a, b int) int {
+		n := 0
+		for i := a; i <= b; i++ {
+			n += width(i)
+		}
+		return n
+	}
+	first := 0
+	for m.cycle >= 0 && first < m.cycle && span(first, m.cycle) > room-2 {
+		first++ // slide the window until the marked candidate fits ("… " takes 2)
+	}
+	var b strings.Builder
+	if first > 0 {
+		b.WriteString(m.st.Faint.Render("… "))
+		room -= 2
+	}
+	last := first
+	for used := 0; last < len(cands); last++ {
+		if used+width(last) > room && last > first {
+			break
+		}
+		used += width(last)
+		if last == m.cycle {
+			b.WriteString(m.st.Selected.Render("▸" + cands[last]))
+		} else {
+			b.WriteString(" " + m.st.Accent.Render(cands[last]))
+		}
+		b.WriteString("  ")
+	}
+	line := m.st.Muted.Render(head) + b.String()
+	if last < len(cands) {
+		line += m.st.Faint.Render(fmt.Sprintf("…+%d", len(cands)-last))
+	}
+	return box.Line(line+m.st.Muted.Render(count), m.w)
 }
 
 // queueLine says where the queued lines stand: "▸ solution 2/5 · enter
