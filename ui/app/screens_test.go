@@ -1,11 +1,16 @@
 package app
 
 import (
+	"errors"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/lessons"
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/screen/inspect"
@@ -148,19 +153,25 @@ func TestInspectorFromTheShell(t *testing.T) {
 	opt.Seed = 42
 	opt.Inspect = []inspect.File{{Name: "given.log", Data: data}}
 	m := newModel(t, opt, 120, 40)
+	if _, quit := send(t, m, keyRunes("q")); !quit {
+		t.Error("q on the inspector opened from the shell must quit")
+	}
+	if !strings.Contains(lastLines(m.View(), 1), "q quit") {
+		t.Errorf("the help line says q quits:\n%s", lastLines(m.View(), 1))
+	}
 	m, _ = send(t, m, keyRunes("j"), keyRunes("j"))
 	if !strings.Contains(m.View(), "batch 3 of 7 · given.log") || !strings.Contains(m.View(), "▸ 3  6-7 transactional") {
-		t.Fatalf("j j: want the third batch selected in the list:\n%s", m.View())
+		t.Errorf("j j: want the third batch selected in the list:\n%s", m.View())
 	}
 	m, _ = send(t, m, keyRunes("k"))
 	if !strings.Contains(m.View(), "batch 2 of 7") {
-		t.Fatal("k goes back a batch")
+		t.Error("k goes back a batch")
 	}
-	if !strings.Contains(m.View(), "q quit") {
-		t.Errorf("the help line says q quits:\n%s", lastLines(m.View(), 1))
-	}
-	if _, quit := send(t, m, keyRunes("q")); !quit {
-		t.Fatal("q on the inspector opened from the shell must quit")
+	// A click in the list chooses a batch: the title, the frame's top,
+	// then one row a batch.
+	m, _ = send(t, m, tea.MouseMsg{X: 5, Y: 2 + 4, Button: tea.MouseButtonLeft, Action: tea.MouseActionRelease})
+	if !strings.Contains(m.View(), "batch 5 of 7") {
+		t.Errorf("a click on the fifth row:\n%s", m.View())
 	}
 	// esc goes Home; the worlds there run with the configured seed.
 	m, _ = send(t, m, keyEsc)
@@ -317,4 +328,23 @@ func TestNextChapterAtTheEnd(t *testing.T) {
 func lastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
+
+// The producer's config keys the bar completes are the parser's own (it
+// lists them when a key is unknown and nothing is near).
+func TestProducerConfigKeysAreTheParsers(t *testing.T) {
+	_, err := script.ParseLine("producer p1 zzzzzzzzzzzzzzzz=1")
+	var perr *script.Error
+	if !errors.As(err, &perr) {
+		t.Fatalf("%v", err)
+	}
+	_, known, ok := strings.Cut(perr.Msg, "(known: ")
+	if !ok {
+		t.Fatalf("no list of keys in %q", perr.Msg)
+	}
+	want := append([]string{"transactional"}, producerConfigKeys...)
+	want = append(want, "transactional.id")
+	if got := strings.Split(strings.TrimSuffix(known, ")"), ", "); !slices.Equal(got, want) {
+		t.Fatalf("the parser knows %q,\nthe bar completes %q (and the mode keys)", got, want)
+	}
 }

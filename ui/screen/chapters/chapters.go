@@ -443,7 +443,10 @@ func (m Model) View() string {
 		}
 	}
 	status := fmt.Sprintf("%d chapters · %d done", chapters, done)
-	if examples > 0 {
+	switch {
+	case examples == 1:
+		status += " · 1 example script"
+	case examples > 1:
 		status += fmt.Sprintf(" · %d example scripts", examples)
 	}
 	switch {

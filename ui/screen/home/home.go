@@ -117,7 +117,10 @@ func (m Model) label(c Choice) (string, string) {
 		return "Continue", m.progress.Resume
 	case Chapters:
 		note := fmt.Sprintf("%d of %d done", m.progress.Done, m.progress.Total)
-		if n := m.progress.Examples; n > 0 {
+		switch n := m.progress.Examples; {
+		case n == 1:
+			note += " · 1 example script"
+		case n > 1:
 			note += fmt.Sprintf(" · %d example scripts", n)
 		}
 		return "Chapters", note
