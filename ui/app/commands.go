@@ -245,7 +245,7 @@ func (m *Model) verbList(verbs []commandbar.Verb) []string {
 			lines = append(lines, m.st.Key.Render(fmt.Sprintf("%-*s", pad, name))+"  "+m.st.KeyDesc.Render(l))
 		}
 	}
-	return append(lines, "", m.st.Muted.Render("help VERB: its syntax · tab completes each argument, with the choices above the line"))
+	return append(lines, "", m.st.Muted.Render("help VERB: its syntax · tab completes each argument"))
 }
 
 // verbDetail is `help VERB`: the syntax (wrapped) and the summary of each

@@ -223,7 +223,7 @@ func (m Model) helpOverlay() string {
 	}
 	if len(lines) > rows {
 		top := min(m.helpPage.top, len(lines)-rows)
-		title += fmt.Sprintf(" · lines %d-%d of %d, ↑ ↓ pgup pgdown scroll", top+1, top+rows, len(lines))
+		title += fmt.Sprintf(" · lines %d-%d of %d", top+1, top+rows, len(lines)) // the help line names the keys
 		lines = lines[top : top+rows]
 	}
 	content := strings.Join(lines, "\n")

@@ -141,7 +141,9 @@ func (m *Model) restoreProgress(p Progress) {
 		}
 	}
 	m.restoreSolved(p.Solved) // chapters.go
-	if i := m.chapterIndex(p.Chapter); i >= 0 && m.opt.Chapter == 0 && len(m.opt.Inspect) == 0 && m.opt.Open == nil {
+	// The inspector opened from the shell leads to Home, whose Continue
+	// is the lab's as always; a deep link or a given lesson replaces it.
+	if i := m.chapterIndex(p.Chapter); i >= 0 && m.opt.Chapter == 0 && m.opt.Open == nil {
 		m.openLesson(i, p.Step-1)
 		m.screen, m.sess = HomeScreen, nil // opened for Continue, shown on demand
 	}

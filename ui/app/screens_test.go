@@ -152,6 +152,8 @@ func TestInspectorFromTheShell(t *testing.T) {
 	opt := testOptions(t, false)
 	opt.Seed = 42
 	opt.Inspect = []inspect.File{{Name: "given.log", Data: data}}
+	store := &memStore{saved: Progress{Chapter: 2, Step: 1}}
+	opt.LoadProgress, opt.SaveProgress = store.load, store.save
 	m := newModel(t, opt, 120, 40)
 	if _, quit := send(t, m, keyRunes("q")); !quit {
 		t.Error("q on the inspector opened from the shell must quit")
@@ -175,10 +177,10 @@ func TestInspectorFromTheShell(t *testing.T) {
 	}
 	// esc goes Home; the worlds there run with the configured seed.
 	m, _ = send(t, m, keyEsc)
-	if m.Screen() != HomeScreen {
-		t.Fatalf("esc: screen %d", m.Screen())
+	if m.Screen() != HomeScreen || !strings.Contains(m.View(), "Chapter 2 · Without idempotence, a retry is written twice, step 1") {
+		t.Fatalf("esc: screen %d, Continue as the lab has it:\n%s", m.Screen(), m.View())
 	}
-	m, _ = send(t, m, keyDown, keyEnter)
+	m, _ = send(t, m, keyDown, keyDown, keyEnter) // Continue → Chapters → Sandbox
 	if m.Screen() != SandboxScreen || m.Session().Seed() != 42 || !strings.Contains(m.View(), "seed 42") {
 		t.Fatalf("the sandbox from the inspector runs with seed %d", m.Session().Seed())
 	}

@@ -71,7 +71,7 @@ func New(st *styles.Styles, keys keymap.KeyMap, verbs []Verb, words Words) Model
 	in.KeyMap.AcceptSuggestion = key.NewBinding(key.WithDisabled())
 	in.KeyMap.NextSuggestion = key.NewBinding(key.WithDisabled())
 	in.KeyMap.PrevSuggestion = key.NewBinding(key.WithDisabled())
-	in.Placeholder = "a command, e.g. send p1 orders-0 2 — tab completes, help lists them, ↑ history, esc closes"
+	in.Placeholder = "e.g. send p1 orders-0 2 · tab completes · help lists them · ↑ history"
 	forms := map[string][]form{}
 	for _, v := range verbs {
 		forms[v.Verb] = parseSyntax(v.Verb, v.Syntax)
