@@ -240,6 +240,16 @@ func TestContinueAfterAFinishedChapterOpensTheNext(t *testing.T) {
 	if m.Screen() != LessonScreen || m.lessons[m.lessonIdx].Number != 2 || m.Session().Position().Step != -1 {
 		t.Fatalf("Continue opened chapter %d at step %d", m.lessons[m.lessonIdx].Number, m.Session().Position().Step)
 	}
+	// After the last chapter, Continue opens the list, on that chapter.
+	store = &memStore{saved: Progress{Done: []int{3}, Chapter: 3, Step: 1}}
+	opt.LoadProgress, opt.SaveProgress = store.load, store.save
+	m = newModel(t, opt, 80, 24)
+	if !strings.Contains(m.View(), "Chapter 3 finished: the chapter list") {
+		t.Fatalf("home after the last chapter:\n%s", m.View())
+	}
+	if m, _ = send(t, m, keyEnter); m.Screen() != ChaptersScreen || !strings.Contains(m.View(), "▸   3.") {
+		t.Fatalf("Continue after the last chapter:\n%s", m.View())
+	}
 	// An unfinished chapter is continued where it was left.
 	store = &memStore{saved: Progress{Chapter: 1, Step: 1}}
 	opt.LoadProgress, opt.SaveProgress = store.load, store.save

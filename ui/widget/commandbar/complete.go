@@ -141,7 +141,7 @@ func (m *Model) verbOf(words []word) (*Verb, int) {
 func (m *Model) completeVerb(head string) completion {
 	from := len(head) - len(strings.TrimLeft(head, " \t"))
 	typed := strings.Join(strings.Fields(head[from:]), " ")
-	if strings.HasSuffix(head, " ") && typed != "" {
+	if (strings.HasSuffix(head, " ") || strings.HasSuffix(head, "\t")) && typed != "" {
 		typed += " "
 	}
 	c := completion{label: "command", from: from}
@@ -250,7 +250,9 @@ func (m *Model) completeArgs(v *Verb, args []word, partial word) completion {
 	// options"): the slots with a candidate left after the typed prefix,
 	// else every slot that could come here.
 	var labels, offered []string
+	cur := "" // the label of the candidates being added
 	addLabel := func(l string) {
+		cur = l
 		if l != "" && !slices.Contains(labels, l) {
 			labels = append(labels, l)
 		}
@@ -260,8 +262,8 @@ func (m *Model) completeArgs(v *Verb, args []word, partial word) completion {
 		if !seen[cand] && hasPrefixFold(cand, partial.text) {
 			seen[cand] = true
 			c.cands = append(c.cands, cand)
-			if l := labels[len(labels)-1]; !slices.Contains(offered, l) {
-				offered = append(offered, l)
+			if !slices.Contains(offered, cur) {
+				offered = append(offered, cur)
 			}
 		}
 	}

@@ -182,3 +182,33 @@ func TestCompletionMidLine(t *testing.T) {
 		t.Fatalf("cycling mid-line: %q", m.Value())
 	}
 }
+
+// Whatever is typed, completion answers without panicking, and every
+// candidate extends the word at the cursor.
+func FuzzComplete(f *testing.F) {
+	for _, s := range []string{"", "send p1 or", `effect p1 "a b`, "producer p2 acks=", "=", "help lose re", "fail request p1 orders-0 seq=1 n",
+		"consumer c read_committed orders-0 orders-1 ", "failover coordinator tx-1 ", "sénd ü", "lose\trequest p1", `send p1 orders-0 1 value="x\"`} {
+		f.Add(s, len(s))
+	}
+	m := newBar()
+	f.Fuzz(func(t *testing.T, line string, cursor int) {
+		if cursor < 0 || cursor > len(line) {
+			cursor = len(line)
+		}
+		c := m.complete(line, cursor)
+		if c.from < 0 || c.from > cursor {
+			t.Fatalf("from %d, cursor %d", c.from, cursor)
+		}
+		// What is replaced, its blanks as one space (a verb of two words
+		// may have been typed with a tab between them).
+		w := strings.Join(strings.Fields(line[c.from:cursor]), " ")
+		if end := line[c.from:cursor]; w != "" && strings.TrimRight(end, " \t") != end {
+			w += " "
+		}
+		for _, cand := range c.cands {
+			if !hasPrefixFold(cand, w) {
+				t.Fatalf("%q at %d: candidate %q does not extend %q", line, cursor, cand, w)
+			}
+		}
+	})
+}
