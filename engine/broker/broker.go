@@ -87,6 +87,7 @@ type Broker struct {
 	pending      map[int]*pendingProduce // by request id
 	pendingOrder []int                   // their ids in arrival order
 	conns        map[connKey]*clientConn
+	spareConns   []*clientConn // answered connections' records, for reuse
 	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
@@ -264,7 +265,14 @@ func (b *Broker) arrive(m *msg.Message) {
 	k := connKey{m.From.Client, m.Conn}
 	c := b.conns[k]
 	if c == nil {
-		c = &clientConn{}
+		if n := len(b.spareConns); n > 0 {
+			c = b.spareConns[n-1]
+			b.spareConns = b.spareConns[:n-1]
+			clear(c.ready)
+			c.order, c.ready = c.order[:0], c.ready[:0]
+		} else {
+			c = &clientConn{}
+		}
 		b.conns[k] = c
 	}
 	c.order = append(c.order, m.ID)
@@ -278,6 +286,14 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 	if c == nil {
 		return
 	}
+	if len(c.order) == 1 && c.order[0] == id && len(c.ready) == 0 {
+		// The usual case: the only request waiting is this one.
+		c.order = c.order[:0]
+		env.Reply(b.ID, to, conn, id, body)
+		delete(b.conns, k)
+		b.spareConns = append(b.spareConns, c)
+		return
+	}
 	c.ready = append(c.ready, answered{id, body})
 	for len(c.order) > 0 {
 		i := slices.IndexFunc(c.ready, func(a answered) bool { return a.id == c.order[0] })
@@ -286,9 +302,10 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 		}
 		env.Reply(b.ID, to, conn, c.order[0], c.ready[i].body)
 		c.ready = slices.Delete(c.ready, i, i+1)
-		c.order = c.order[1:]
+		c.order = slices.Delete(c.order, 0, 1)
 	}
 	delete(b.conns, k) // nothing outstanding: a closed connection leaves nothing behind
+	b.spareConns = append(b.spareConns, c)
 }
 
 // ReplicaFetchBackoffMs is replica.fetch.backoff.ms: how long a fetcher

@@ -43,8 +43,9 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 // HandleProduce runs the leader's produce path for every batch of the
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
+	var waits [4]int64
 	p := pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
-		results: make([]msg.ProduceResult, 0, len(req.Batches)), waitFor: make([]int64, 0, len(req.Batches))}
+		results: make([]msg.ProduceResult, 0, len(req.Batches)), waitFor: waits[:0]}
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
@@ -62,7 +63,9 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: p.results}, env)
 		return
 	}
-	b.pending[m.ID] = &p
+	held := p
+	held.waitFor = slices.Clone(p.waitFor)
+	b.pending[m.ID] = &held
 	b.pendingOrder = append(b.pendingOrder, m.ID)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }

@@ -38,6 +38,8 @@ type Env interface {
 	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
+	// Arena is where the bytes of batches are kept.
+	Arena() *hist.Arena
 	Emit(e trace.Event)
 }
 
@@ -164,6 +166,7 @@ type Producer struct {
 	enc         record.Encoder
 	recs        []record.Record // scratch for encoding
 	drained     []*Batch        // scratch for drainTo
+	slab        []Batch         // where new batches come from
 	vals        []byte          // scratch for default values
 	txn         *txnManager     // nil unless transactional
 }
@@ -252,6 +255,20 @@ func (d *doneBatch) batch(id int, p *Producer) Batch {
 		PID: -1, Epoch: -1, Seq: d.seq, Sends: int(d.sends), State: d.state, BaseOffset: d.baseOffset, Err: d.err, Bytes: d.bytes}
 }
 
+// batchSlab is how many batches are allocated at once.
+const batchSlab = 32
+
+// newBatch hands out a batch from the producer's current slab.
+func (p *Producer) newBatch() *Batch {
+	if len(p.slab) == 0 {
+		// Small at first: most producers of a large world make one batch.
+		p.slab = make([]Batch, min(batchSlab, max(1, p.nextBatchID/2)))
+	}
+	b := &p.slab[0]
+	p.slab = p.slab[1:]
+	return b
+}
+
 // settle moves the batches at the front of recent that are done to the
 // compact list.
 func (p *Producer) settle() {
@@ -265,8 +282,7 @@ func (p *Producer) settle() {
 		n++
 	}
 	if n > 0 {
-		clear(p.recent[:n])
-		p.recent = p.recent[n:]
+		p.recent = slices.Delete(p.recent, 0, n) // keeps the capacity
 	}
 }
 
@@ -373,7 +389,8 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		p.noteTxnPartition(tp)
 	}
 	p.nextBatchID++
-	b := &Batch{
+	b := p.newBatch()
+	*b = Batch{
 		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
 		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
 		State: Queued, BaseOffset: -1, ReadyAt: env.Now(), Explicit: hasValue,

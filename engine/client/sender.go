@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
@@ -99,8 +100,8 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			continue
 		}
 		if first := p.drainable(ps, env.Now()); first != nil {
-			ps.queue = ps.queue[1:]
-			p.prepare(ps, first)
+			ps.queue = slices.Delete(ps.queue, 0, 1) // keeps the capacity for the next batch
+			p.prepare(ps, first, env)
 			batches = append(batches, first)
 		}
 	}
@@ -172,13 +173,13 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 }
 
 // prepare assigns the sequence at first drain and encodes the bytes to send.
-func (p *Producer) prepare(ps *partitionState, b *Batch) {
+func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
 		ps.outstanding = insertBySeq(ps.outstanding, b)
 	}
-	b.Bytes = p.encode(b)
+	b.Bytes = p.encode(b, env.Arena())
 	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
 }
 
@@ -190,7 +191,7 @@ func insertBySeq(list []*Batch, b *Batch) []*Batch {
 	return slices.Insert(list, i, b)
 }
 
-func (p *Producer) encode(b *Batch) []byte {
+func (p *Producer) encode(b *Batch, arena *hist.Arena) []byte {
 	rb := record.Batch{Header: record.Header{
 		PartitionLeaderEpoch: record.NoPartitionLeaderEpoch, Magic: record.Magic,
 		LastOffsetDelta: b.Count - 1, BaseTimestamp: b.Timestamp, MaxTimestamp: b.Timestamp,
@@ -217,11 +218,11 @@ func (p *Producer) encode(b *Batch) []byte {
 	}
 	p.vals = vals[:0]
 	p.recs = rb.Records[:0]
-	out, err := p.enc.Append(make([]byte, 0, record.HeaderSize+int(b.Count)*(24+len(b.Key)+len(p.name))), &rb)
+	out, err := p.enc.Append(arena.Scratch(), &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}
-	return out
+	return arena.Keep(out)
 }
 
 // scheduleWake asks to run again at the next time the sender has something

@@ -105,7 +105,7 @@ func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string
 // offset and its epoch; a follower keeps the leader's bytes as they are.
 func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
 	l.maybeRoll(len(data))
-	b := l.store(data)
+	b := l.arena.Copy(data) // stored bytes never change
 	base := l.end
 	if stamp {
 		record.SetBaseOffset(b, base)
@@ -118,23 +118,6 @@ func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
 	seg.end = l.batches.Len()
 	l.end = base + int64(h.LastOffsetDelta) + 1
 	return base
-}
-
-// arenaLen is the size of the blocks stored batch bytes are cut from.
-const arenaLen = 16 << 10
-
-// store copies data into the log's arena and returns the copy, whose
-// capacity ends with it. Bytes once stored never change.
-func (l *Log) store(data []byte) []byte {
-	if len(data) > arenaLen/4 {
-		return append([]byte(nil), data...)
-	}
-	if cap(l.arena)-len(l.arena) < len(data) {
-		l.arena = make([]byte, 0, arenaLen)
-	}
-	start := len(l.arena)
-	l.arena = append(l.arena, data...)
-	return l.arena[start:len(l.arena):len(l.arena)]
 }
 
 // AppendAsFollower appends a batch copied from the leader's log, bytes

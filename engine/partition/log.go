@@ -77,7 +77,7 @@ type Log struct {
 	enc         record.Encoder
 	dec         record.Decoder
 	scratch     record.Batch
-	arena       []byte // where stored bytes are cut from
+	arena       hist.Arena // where stored bytes are cut from
 }
 
 // New returns an empty log named like "orders-0".

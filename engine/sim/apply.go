@@ -287,10 +287,17 @@ func (w *World) createProducer(c *script.Producer) error {
 	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode), txnID: c.TxnID, config: settings}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
+		s.pairs = old.pairs // the name's connections go on being numbered
 	} else {
+		s.pairs = w.clientPairs(c.Name)
 		w.prodOrder = append(w.prodOrder, c.Name)
 	}
 	w.producers[c.Name] = s
+	for i := range s.pairs {
+		if pc := s.pairs[i].c; pc != nil {
+			pc.ps, pc.slot = &s.pairs[i], s
+		}
+	}
 	return w.startProducer(c.Name, s)
 }
 

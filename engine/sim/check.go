@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
@@ -71,19 +72,89 @@ type ackRec struct {
 	offset    int64
 	count     int32
 	partition int32
-	lost      bool
+}
+
+// seenAt is where a partition's judged log holds a record of a producer
+// (by serial): gen names the partition's check it belongs to, so that a
+// check started over forgets everything at once.
+type seenAt struct {
+	offset int64
+	gen    uint32
+	part   int32
 }
 
 type partCheck struct {
-	log       *partition.Log
-	scanned   int
-	at        map[identity]int64
-	maxSerial map[int32]int64
+	log     *partition.Log
+	part    int32
+	gen     uint32
+	scanned int
+	// What the judged log holds: records of producers are found by
+	// serial in checker.at; records with an application-chosen value here.
+	values    hist.Map[identity, int64]
+	maxSerial []int64         // by producer number; -1: none yet
 	open      map[int64][]int // producer id -> indexes of its batches in an undecided transaction
 	// withheld holds records that are in the log but not visible to a
 	// read_committed reader: in an undecided or an aborted transaction. An
 	// acknowledged record there is not lost: its fate is the transaction's.
-	withheld map[identity]int64
+	withheld hist.Map[identity, int64]
+}
+
+// at returns where the judged log holds the record, if it does.
+func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
+	if id.who < 0 {
+		return pc.values.Get(id)
+	}
+	if int(id.who) >= len(c.seen) {
+		return 0, false
+	}
+	e := c.seen[id.who].Get(int(id.n))
+	if e.gen != pc.gen || e.part != pc.part {
+		return 0, false
+	}
+	return e.offset, true
+}
+
+// mark records that the judged log holds the record at offset.
+func (c *checker) mark(pc *partCheck, id identity, offset int64) {
+	if id.who < 0 {
+		pc.values.Set(id, offset)
+		return
+	}
+	for int(id.who) >= len(c.seen) {
+		c.seen = append(c.seen, hist.Vec[seenAt]{})
+	}
+	c.seen[id.who].Set(int(id.n), seenAt{offset: offset, gen: pc.gen, part: pc.part})
+}
+
+// newPartCheck starts checking a partition's leader log from its start.
+func (c *checker) newPartCheck(log *partition.Log, part int) *partCheck {
+	c.gens++
+	return &partCheck{log: log, part: int32(part), gen: c.gens, open: map[int64][]int{}}
+}
+
+// restart forgets what a check has judged (its log was truncated under it).
+func (c *checker) restart(pc *partCheck) {
+	c.gens++
+	pc.gen, pc.scanned = c.gens, 0
+	pc.values, pc.withheld = hist.Map[identity, int64]{}, hist.Map[identity, int64]{}
+	for i := range pc.maxSerial {
+		pc.maxSerial[i] = -1
+	}
+	clear(pc.open)
+}
+
+func (pc *partCheck) maxOf(who int32) (int64, bool) {
+	if int(who) < len(pc.maxSerial) && pc.maxSerial[who] >= 0 {
+		return pc.maxSerial[who], true
+	}
+	return 0, false
+}
+
+func (pc *partCheck) setMax(who int32, serial int64) {
+	for int(who) >= len(pc.maxSerial) {
+		pc.maxSerial = append(pc.maxSerial, -1)
+	}
+	pc.maxSerial[who] = max(pc.maxSerial[who], serial)
 }
 
 // checker watches every leader log after every step for duplicates,
@@ -95,21 +166,23 @@ type checker struct {
 	who       map[string]int32 // and back
 	lastName  string           // the last name looked up, which is usually the next
 	lastWho   int32
-	values    []string
-	valueNums map[string]int32
-	sources   map[batchKey]source
-	parts     []*partCheck // by partition number (the world has one topic)
-	acks      chunks[ackRec]
-	fresh     []int          // acks not checked yet
-	rescan    map[int]bool   // partitions whose leader changed: check the whole log again
-	readsSeen map[string]int // per consumer: reads already checked
-	reported  map[string]bool
-	anomalies []Anomaly
+	values    hist.List[string]
+	valueNums hist.Map[string, int32]
+	sources   hist.Map[batchKey, source]
+	seen      []hist.Vec[seenAt] // by producer number, by serial: where a judged log holds the record
+	gens      uint32             // partition checks started so far
+	parts     []*partCheck       // by partition number (the world has one topic)
+	acks      hist.List[ackRec]
+	lost      hist.Map[int, struct{}] // acks found lost (by index): reported once
+	fresh     []int                   // acks not checked yet
+	rescan    []bool                  // by partition: its leader changed, check the whole log again
+	readsSeen map[string]int          // per consumer: reads already checked
+	reported  hist.Map[string, struct{}]
+	anomalies []Anomaly // appended to, never changed in place
 }
 
 func newChecker() *checker {
-	return &checker{who: map[string]int32{}, valueNums: map[string]int32{}, sources: map[batchKey]source{},
-		reported: map[string]bool{}, rescan: map[int]bool{}, readsSeen: map[string]int{}}
+	return &checker{who: map[string]int32{}, readsSeen: map[string]int{}}
 }
 
 func (c *checker) sourceOf(producer string, b *client.Batch) source {
@@ -124,11 +197,11 @@ func (c *checker) sourceOf(producer string, b *client.Batch) source {
 	}
 	s := source{firstSerial: b.FirstSerial, who: who, value: -1}
 	if b.Explicit {
-		v, ok := c.valueNums[string(b.Value)]
+		v, ok := c.valueNums.Get(string(b.Value))
 		if !ok {
-			v = int32(len(c.values))
-			c.valueNums[string(b.Value)] = v
-			c.values = append(c.values, string(b.Value))
+			v = int32(c.values.Len())
+			c.valueNums.Set(string(b.Value), v)
+			c.values.Append(string(b.Value))
 		}
 		s.value = v
 	}
@@ -137,7 +210,7 @@ func (c *checker) sourceOf(producer string, b *client.Batch) source {
 
 func (c *checker) describe(s source, i int64) string {
 	if s.value >= 0 {
-		return fmt.Sprintf("value %q #%d", c.values[s.value], i)
+		return fmt.Sprintf("value %q #%d", c.values.At(int(s.value)), i)
 	}
 	return fmt.Sprintf("%s serial %d", c.names[s.who], s.firstSerial+i)
 }
@@ -145,22 +218,30 @@ func (c *checker) describe(s source, i int64) string {
 // noteSent remembers which records a batch's bytes hold.
 func (c *checker) noteSent(data []byte, s source) {
 	if k, ok := keyOf(data); ok {
-		c.sources[k] = s
+		c.sources.Set(k, s)
 	}
 }
 
 // noteAck records a batch the producer was told is written.
 func (c *checker) noteAck(producer string, b *client.Batch) {
-	c.fresh = append(c.fresh, c.acks.len())
-	c.acks.append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(b.TP.Partition)})
+	c.fresh = append(c.fresh, c.acks.Len())
+	c.acks.Append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(b.TP.Partition)})
 }
 
-func (c *checker) leaderChanged(tp msg.TP) { c.rescan[tp.Partition] = true }
+func (c *checker) leaderChanged(tp msg.TP) {
+	for len(c.rescan) <= tp.Partition {
+		c.rescan = append(c.rescan, false)
+	}
+	c.rescan[tp.Partition] = true
+}
 
 // run scans what changed in this step.
 func (c *checker) run(w *World) {
 	for len(c.parts) < len(w.parts) {
 		c.parts = append(c.parts, nil)
+	}
+	for len(c.rescan) < len(w.parts) {
+		c.rescan = append(c.rescan, false)
 	}
 	for i, m := range w.parts {
 		log := w.leaderLog(m)
@@ -168,24 +249,25 @@ func (c *checker) run(w *World) {
 			continue
 		}
 		pc := c.parts[i]
-		if pc == nil || pc.log != log || c.rescan[i] {
-			pc = &partCheck{log: log, at: map[identity]int64{}, maxSerial: map[int32]int64{}, open: map[int64][]int{}, withheld: map[identity]int64{}}
+		rescan := c.rescan[i]
+		if pc == nil || pc.log != log || rescan {
+			pc = c.newPartCheck(log, i)
 			c.parts[i] = pc
 		}
 		c.scan(w, m.tp, pc)
-		if c.rescan[i] {
-			for j := range c.acks.len() {
-				if a := c.acks.at(j); int(a.partition) == i {
-					c.checkAck(w, a, pc)
+		if rescan {
+			for j := range c.acks.Len() {
+				if a := c.acks.Ptr(j); int(a.partition) == i {
+					c.checkAck(w, j, pc)
 				}
 			}
-			delete(c.rescan, i)
+			c.rescan[i] = false
 		}
 	}
 	for _, i := range c.fresh {
-		a := c.acks.at(i)
+		a := c.acks.Ptr(i)
 		if pc := c.parts[a.partition]; pc != nil {
-			c.checkAck(w, a, pc)
+			c.checkAck(w, i, pc)
 		}
 	}
 	c.fresh = c.fresh[:0]
@@ -198,11 +280,7 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 	n := pc.log.NumBatches()
 	hw := pc.log.HighWatermark()
 	if pc.scanned > n {
-		pc.scanned = 0 // truncated under us: start over
-		clear(pc.at)
-		clear(pc.maxSerial)
-		clear(pc.open)
-		clear(pc.withheld)
+		c.restart(pc) // truncated under us: start over
 	}
 	i := pc.scanned
 	for ; i < n && pc.log.Batch(i).Header.LastOffset() < hw; i++ {
@@ -226,12 +304,12 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 // (yet) visible.
 func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
 	k, _ := keyOf(b.Bytes)
-	src, ok := c.sources[k]
+	src, ok := c.sources.Get(k)
 	if !ok {
 		return
 	}
 	for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
-		pc.withheld[src.identity(i)] = b.Header.BaseOffset + i
+		pc.withheld.Set(src.identity(i), b.Header.BaseOffset+i)
 	}
 }
 
@@ -270,7 +348,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored) {
 	{
 		k, _ := keyOf(b.Bytes)
-		src, ok := c.sources[k]
+		src, ok := c.sources.Get(k)
 		if !ok {
 			return
 		}
@@ -280,21 +358,21 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 		for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
 			id := src.identity(i)
 			off := b.Header.BaseOffset + i
-			if prev, seen := pc.at[id]; seen {
+			if prev, seen := c.at(pc, id); seen {
 				dups = append(dups, prev, off)
 				dupSerials = append(dupSerials, src.firstSerial+i)
 				what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
 				continue
 			}
-			pc.at[id] = off
+			c.mark(pc, id, off)
 			if src.value >= 0 {
 				continue
 			}
 			serial := src.firstSerial + i
-			if max, ok := pc.maxSerial[src.who]; ok && serial < max {
+			if max, ok := pc.maxOf(src.who); ok && serial < max {
 				reordered = true
 			}
-			pc.maxSerial[src.who] = max(pc.maxSerial[src.who], serial)
+			pc.setMax(src.who, serial)
 		}
 		producer := c.names[src.who]
 		if len(dups) > 0 {
@@ -311,30 +389,33 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 
 // checkAck reports an acknowledged batch whose records the leader's log
 // no longer holds anywhere (Jepsen's "lost": acknowledged, then not read).
-func (c *checker) checkAck(w *World, a *ackRec, pc *partCheck) {
-	if a.lost {
+func (c *checker) checkAck(w *World, j int, pc *partCheck) {
+	if _, lost := c.lost.Get(j); lost {
 		return
 	}
+	a := c.acks.Ptr(j)
 	var pending map[identity]bool // in the leader's log above the high watermark: not visible yet, not lost
+	lost := false
 	for i := int64(0); i < int64(a.count); i++ {
 		id := a.src.identity(i)
-		if _, ok := pc.at[id]; ok {
+		if _, ok := c.at(pc, id); ok {
 			continue
 		}
-		if _, ok := pc.withheld[id]; ok {
+		if _, ok := pc.withheld.Get(id); ok {
 			continue
 		}
 		if pending == nil {
 			pending = c.unjudged(pc)
 		}
 		if !pending[id] {
-			a.lost = true
+			lost = true
 			break
 		}
 	}
-	if !a.lost {
+	if !lost {
 		return
 	}
+	c.lost.Set(j, struct{}{})
 	tp := w.parts[a.partition].tp
 	producer := c.names[a.src.who]
 	last := int64(a.count) - 1
@@ -350,7 +431,7 @@ func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 	for i := pc.scanned; i < pc.log.NumBatches(); i++ {
 		b := pc.log.Batch(i)
 		k, _ := keyOf(b.Bytes)
-		if src, ok := c.sources[k]; ok {
+		if src, ok := c.sources.Get(k); ok {
 			for j := int64(0); j < int64(b.Header.RecordsCount); j++ {
 				out[src.identity(j)] = true
 			}
@@ -361,10 +442,10 @@ func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 
 func (c *checker) report(w *World, a Anomaly) {
 	key := fmt.Sprint(a.Name, a.Partition, a.Offsets)
-	if c.reported[key] {
+	if _, done := c.reported.Get(key); done {
 		return
 	}
-	c.reported[key] = true
+	c.reported.Set(key, struct{}{})
 	a.Step = w.steps
 	c.anomalies = append(c.anomalies, a)
 	if w.tracing() {

@@ -82,10 +82,22 @@ const (
 	closedByRefusal           // the broker was down when the connection was opened
 )
 
+// pairState is a pair's newest connection and its number. Every opener
+// keeps its own (a producer or consumer in its slot, brokers in the world),
+// so that sending looks nothing up by name.
+type pairState struct {
+	n int
+	c *connection // nil once forgotten
+}
+
 // connection is one TCP connection's state as the network sees it.
 type connection struct {
 	key     connKey
-	brokeAt int // the message at which it broke silently; 0 while healthy
+	id      int // unique in the world: what messages name it by (msg.Message.Conn)
+	ps      *pairState
+	slot    *producerSlot // the opener, when a producer opened it
+	cons    *consumerSlot // the opener, when a consumer opened it
+	brokeAt int           // the message at which it broke silently; 0 while healthy
 	closed  closeKind
 	// openerKnows: the opener has learned that it is closed. Until then it
 	// still writes to it, and what it writes is lost; after, it opens the next.
@@ -111,27 +123,72 @@ func endsOf(from, to msg.Addr, body msg.Body) (connPair, uint8) {
 	return connPair{opener: from, broker: to.Broker, channel: ch}, toBroker
 }
 
+// pairOf returns the state of a pair, creating it.
+func (w *World) pairOf(p connPair) *pairState {
+	if b := p.opener.Broker; b > 0 {
+		return w.brokerPair(b, p.broker, p.channel)
+	}
+	if p.channel == clientChannel && p.broker >= 1 && p.broker <= len(w.brokers) {
+		if s := w.producers[p.opener.Client]; s != nil {
+			return &s.pairs[p.broker]
+		}
+		if cs := w.tx.cons[p.opener.Client]; cs != nil {
+			return &cs.pairs[p.broker]
+		}
+	}
+	ps := w.otherPairs[p]
+	if ps == nil {
+		ps = &pairState{}
+		w.otherPairs[p] = ps
+	}
+	return ps
+}
+
+// brokerPair is a broker's pair with another broker on a channel.
+func (w *World) brokerPair(from, to int, ch channel) *pairState {
+	return &w.brokerPairs[((from-1)*len(w.brokers)+to-1)*3+int(ch)]
+}
+
+// clientPairs returns the pairs of a new producer or consumer named name,
+// taking over what an earlier sender under that name (inject) left.
+func (w *World) clientPairs(name string) []pairState {
+	pairs := make([]pairState, len(w.brokers)+1)
+	for b := 1; b <= len(w.brokers); b++ {
+		k := connPair{opener: msg.ClientAddr(name), broker: b}
+		if ps := w.otherPairs[k]; ps != nil {
+			pairs[b] = *ps
+			if ps.c != nil {
+				ps.c.ps = &pairs[b]
+			}
+			delete(w.otherPairs, k)
+		}
+	}
+	return pairs
+}
+
 // openConn returns the pair's current connection, opening the next one if
 // the last was closed and its opener knows it (or there was none).
-func (w *World) openConn(p connPair) *connection {
-	n := w.connNo[p]
-	if c := w.conns[connKey{p, n}]; c != nil && (c.closed == connOpen || !c.openerKnows) {
+func (w *World) openConn(p connPair, ps *pairState) *connection {
+	if c := ps.c; c != nil && (c.closed == connOpen || !c.openerKnows) {
 		return c
 	}
-	n++
-	w.connNo[p] = n
-	c := &connection{key: connKey{p, n}}
-	w.conns[c.key] = c
+	ps.n++
+	w.nextConn++
+	c := &connection{key: connKey{p, ps.n}, id: w.nextConn, ps: ps}
+	if p.opener.Client != "" {
+		c.slot, c.cons = w.producers[p.opener.Client], w.tx.cons[p.opener.Client]
+	}
+	ps.c = c
+	w.conns[c.id] = c
 	return c
 }
 
 // currentConn is the pair's open connection, or nil.
-func (w *World) currentConn(p connPair) *connection {
-	c := w.conns[connKey{p, w.connNo[p]}]
-	if c == nil || c.closed != connOpen {
-		return nil
+func (w *World) currentConn(ps *pairState) *connection {
+	if c := ps.c; c != nil && c.closed == connOpen {
+		return c
 	}
-	return c
+	return nil
 }
 
 // closeConn closes a connection; why is said in the event.
@@ -204,7 +261,10 @@ func (w *World) dropInbox(c *connection) {
 // its opener knows it is closed.
 func (w *World) maybeForget(c *connection) {
 	if c.closed != connOpen && c.wire == 0 && c.openerKnows {
-		delete(w.conns, c.key)
+		delete(w.conns, c.id)
+		if c.ps.c == c {
+			c.ps.c = nil
+		}
 	}
 }
 
@@ -213,11 +273,9 @@ func (w *World) maybeForget(c *connection) {
 func (w *World) notifyClosed(c *connection, at int64) { w.schedule(w.closeNotice(c, at)) }
 
 func (w *World) closeNotice(c *connection, at int64) item {
-	it := item{due: at, kind: itemConnClosed, broker: c.key.broker, conn: c.key}
-	if name := c.key.opener.Client; name != "" {
-		if s := w.producers[name]; s != nil {
-			it.slot, it.life = s, s.life
-		}
+	it := item{due: at, kind: itemConnClosed, broker: c.key.broker, conn: c.key, ref: c.id}
+	if s := c.slot; s != nil {
+		it.slot, it.life = s, s.life
 	}
 	return it
 }
@@ -226,7 +284,7 @@ func (w *World) closeNotice(c *connection, at int64) item {
 // flight on that connection.
 func (w *World) connClosed(it *item) bool {
 	k := it.conn
-	if c := w.conns[k]; c != nil {
+	if c := w.conns[it.ref]; c != nil {
 		c.openerKnows = true
 		defer w.maybeForget(c)
 	}
@@ -237,9 +295,9 @@ func (w *World) connClosed(it *item) bool {
 		case !b.Alive():
 			return false
 		case k.channel == fetcherChannel:
-			b.OnFetcherDisconnected(k.broker, k.n, w.benv)
+			b.OnFetcherDisconnected(k.broker, it.ref, w.benv)
 		default:
-			b.OnMarkersDisconnected(k.broker, k.n, w.benv)
+			b.OnMarkersDisconnected(k.broker, it.ref, w.benv)
 		}
 	case it.slot != nil:
 		if it.slot.life != it.life || it.slot.removed {
@@ -321,7 +379,7 @@ func (w *World) resetConnection(name string, broker int) error {
 	if !isProducer && !isConsumer {
 		return fmt.Errorf("unknown producer or consumer %q", name)
 	}
-	c := w.currentConn(connPair{opener: msg.ClientAddr(name), broker: broker})
+	c := w.currentConn(w.pairOf(connPair{opener: msg.ClientAddr(name), broker: broker}))
 	if c == nil {
 		if w.tracing() {
 			w.emit(trace.New("connection.reset", fmt.Sprintf("%s has no open connection to broker %d: nothing to reset", name, broker)).

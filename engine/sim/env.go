@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
 )
@@ -21,6 +22,7 @@ func (e producerEnv) Jitter() float64     { return 0.8 + 0.4*e.w.rng.Float64() }
 func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool       { return e.w.tracing() }
+func (e producerEnv) Arena() *hist.Arena  { return &e.w.arena }
 
 // Delivered hands an acknowledged batch to the checker. A transactional
 // batch counts only once its transaction commits: until then its fate is
@@ -62,7 +64,8 @@ func (e producerEnv) Send(to int, body msg.Body) int {
 			}
 		}
 	}
-	return e.w.send(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), 0, 0, body)
+	id, _ := e.w.sendOn(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), 0, 0, body, &e.s.pairs[to])
+	return id
 }
 
 // Ready reports whether a connection to the broker can be made: a broker
@@ -76,7 +79,7 @@ func (e producerEnv) Ready(broker int) bool {
 // CloseConnection is the producer closing its connection to broker (after
 // request.timeout.ms): what it sent still arrives; nothing comes back.
 func (e producerEnv) CloseConnection(broker int) {
-	if c := e.w.currentConn(connPair{opener: msg.ClientAddr(e.s.name), broker: broker}); c != nil {
+	if c := e.w.currentConn(&e.s.pairs[broker]); c != nil {
 		e.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", e.s.name))
 	}
 }
@@ -127,8 +130,9 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 		return
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
-		e.w.send(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset})
-		b.FetchSent(tp, e.w.connNo[connPair{opener: msg.BrokerAddr(follower), broker: leader, channel: fetcherChannel}])
+		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset},
+			e.w.brokerPair(follower, leader, fetcherChannel))
+		b.FetchSent(tp, c.id)
 	}
 }
 
@@ -139,7 +143,7 @@ func (e brokerEnv) FetchLater(follower int, tp msg.TP, at int64) {
 // CloseConnection is a broker closing its own connection to another (its
 // marker channel timing out): what it sent still arrives; nothing comes back.
 func (e brokerEnv) CloseConnection(from, to int) {
-	if c := e.w.currentConn(connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}); c != nil {
+	if c := e.w.currentConn(e.w.brokerPair(from, to, markerChannel)); c != nil {
 		e.w.closeConn(c, closedByOpener, fmt.Sprintf("broker %d closes it: no answer within request.timeout.ms", from))
 	}
 }
@@ -155,13 +159,20 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 // one if needed); a response on the connection its request came by, which
 // may have closed meanwhile: then the answer goes nowhere.
 func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
+	id, _ := w.sendOn(from, to, conn, replyTo, body, nil)
+	return id
+}
+
+// sendOn is send, with the sender's pair when the caller has it at hand;
+// it also returns the connection used (nil for an answer that goes nowhere).
+func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *pairState) (int, *connection) {
 	w.nextMsgID++
 	id := w.nextMsgID
 	resp := body.IsResponse()
 	pair, dir := endsOf(from, to, body)
 	var c *connection
 	if resp {
-		c = w.conns[connKey{pair, conn}]
+		c = w.conns[conn]
 		if c != nil {
 			defer w.read(c, replyTo)
 		}
@@ -171,15 +182,18 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 					With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).With("from", trace.Str(from.String())).
 					With("to", trace.Str(to.String())).With("request", trace.Int(int64(replyTo))))
 			}
-			return id
+			return id, nil
 		}
 	} else {
-		c = w.openConn(pair)
+		if ps == nil {
+			ps = w.pairOf(pair)
+		}
+		c = w.openConn(pair, ps)
 	}
-	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.key.n, ReplyTo: replyTo, Body: body},
+	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.id, ReplyTo: replyTo, Body: body},
 		due: w.now + LatencyMs, cn: c, dir: dir}
 	if to.Client != "" {
-		f.to = w.producers[to.Client]
+		f.to = c.slot
 	}
 	refused := !resp && !w.broker(to.Broker).Alive()
 	switch {
@@ -218,7 +232,7 @@ func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	if refused && c.closed == connOpen {
 		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))
 	}
-	return id
+	return id, c
 }
 
 // summarize is the one-line content of a message for the trace and the UI.

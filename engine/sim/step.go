@@ -329,7 +329,7 @@ func (w *World) deliverToBroker(f *flight) bool {
 func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
 	s := f.to
-	if cs := w.tx.cons[m.To.Client]; s == nil && cs != nil {
+	if cs := f.cn.cons; s == nil && cs != nil {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, ""))
 		}

@@ -40,8 +40,9 @@ type Effect struct {
 }
 
 type consumerSlot struct {
-	c   *client.Consumer
-	env *consumerEnv
+	c     *client.Consumer
+	env   *consumerEnv
+	pairs []pairState // by broker id: its connections
 }
 
 func newTxnWorld() txnWorld {
@@ -99,8 +100,8 @@ func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
 }
 
 func (e brokerEnv) Request(from, to int, body msg.Body) int {
-	e.w.send(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body)
-	return e.w.connNo[connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}]
+	_, c := e.w.sendOn(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body, e.w.brokerPair(from, to, markerChannel))
+	return c.id
 }
 
 func (e brokerEnv) CoordinatorTimer(at int64, b int, id string, gen int) {
@@ -150,7 +151,12 @@ func (e *consumerEnv) Leader(tp msg.TP) (int, bool) {
 	return m.leader, true
 }
 func (e *consumerEnv) Send(to int, body msg.Body) int {
-	return e.w.send(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body)
+	var ps *pairState
+	if cs := e.w.tx.cons[e.name]; cs != nil && to >= 1 && to < len(cs.pairs) {
+		ps = &cs.pairs[to]
+	}
+	id, _ := e.w.sendOn(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body, ps)
+	return id
 }
 
 // txnCommand performs the transaction and consumer commands.
@@ -247,8 +253,14 @@ func (w *World) createConsumer(c *script.Consumer) error {
 	if g := w.tx.groups[c.Group]; g != nil && c.Group != "" {
 		committed = g.Committed
 	}
-	cs := &consumerSlot{c: client.NewConsumer(c.Name, c.Isolation == script.ReadCommitted, tps, c.Group, committed, c.MaxPoll), env: &consumerEnv{w, c.Name}}
+	cs := &consumerSlot{c: client.NewConsumer(c.Name, c.Isolation == script.ReadCommitted, tps, c.Group, committed, c.MaxPoll), env: &consumerEnv{w, c.Name},
+		pairs: w.clientPairs(c.Name)}
 	w.tx.cons[c.Name] = cs
+	for i := range cs.pairs {
+		if pc := cs.pairs[i].c; pc != nil {
+			pc.ps, pc.cons = &cs.pairs[i], cs
+		}
+	}
 	w.tx.consOrd = append(w.tx.consOrd, c.Name)
 	if w.tracing() {
 		w.emit(trace.New("consumer.create", fmt.Sprintf("%s reads %v with isolation %s%s", c.Name, tps, cs.c.Isolation(), groupText(c.Group))).

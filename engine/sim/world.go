@@ -7,6 +7,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -77,6 +78,7 @@ type producerSlot struct {
 	wakePending bool
 	wakeDue     int64
 	wakeGen     int
+	pairs       []pairState // by broker id: its connections
 }
 
 // flight is a message in transit.
@@ -94,40 +96,43 @@ type flight struct {
 // World is the whole simulated system. It is deterministic: the same seed
 // and the same commands give the same trace. Not safe for concurrent use.
 type World struct {
-	seed       uint64
-	rng        *rand.Rand
-	now        int64
-	steps      int
-	cluster    ClusterConfig
-	started    bool
-	brokers    []*broker.Broker
-	parts      []*partMeta
-	pidNext    int64
-	producers  map[string]*producerSlot
-	prodOrder  []string
-	queue      queue
-	seq        uint64
-	nextMsgID  int
-	faults     []*armedFault
-	nextFault  int
-	fenceAt    map[int]int64
-	pending    []trace.Event
-	trace      []trace.Event
-	actions    chunks[action]
-	check      *checker
-	nextExpiry int64
-	nextISR    int64
-	nextTxn    int64 // the coordinators' next scan for timed-out transactions
-	tx         txnWorld
-	quiet      bool       // replaying: build no events (the trace is copied)
-	benv       *brokerEnv // the brokers' view of the world
-	conns      map[connKey]*connection
-	connNo     map[connPair]int // each pair's newest connection
+	seed        uint64
+	rng         *rand.Rand
+	now         int64
+	steps       int
+	cluster     ClusterConfig
+	started     bool
+	brokers     []*broker.Broker
+	parts       []*partMeta
+	pidNext     int64
+	producers   map[string]*producerSlot
+	prodOrder   []string
+	queue       queue
+	seq         uint64
+	nextMsgID   int
+	faults      []*armedFault
+	nextFault   int
+	fenceAt     map[int]int64
+	pending     []trace.Event
+	trace       []trace.Event
+	actions     chunks[action]
+	check       *checker
+	nextExpiry  int64
+	nextISR     int64
+	nextTxn     int64 // the coordinators' next scan for timed-out transactions
+	tx          txnWorld
+	quiet       bool                // replaying: build no events (the trace is copied)
+	benv        *brokerEnv          // the brokers' view of the world
+	conns       map[int]*connection // by id: the connections not forgotten yet
+	nextConn    int
+	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
+	otherPairs  map[connPair]*pairState // the connections of senders without a slot (inject)
 	// periodicRuns counts the periodic boundaries evaluated; everyPeriod
 	// evaluates every one (tests compare the two ways).
 	periodicRuns int
 	everyPeriod  bool
-	compactAt    int // queue length at which stale timers are dropped
+	compactAt    int        // queue length at which stale timers are dropped
+	arena        hist.Arena // where producers keep the bytes of their batches
 }
 
 // New creates a world with the default cluster.
@@ -146,7 +151,8 @@ func (w *World) reset(c ClusterConfig) {
 	w.producers = map[string]*producerSlot{}
 	w.prodOrder = nil
 	w.fenceAt = map[int]int64{}
-	w.conns, w.connNo = map[connKey]*connection{}, map[connPair]int{}
+	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
+	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)
 	w.compactAt = compactSlack
 	w.check = newChecker()
 	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs

@@ -1,0 +1,77 @@
+package hist
+
+// vecChunkLen is how many entries a chunk of a Vec holds at most.
+const vecChunkLen = 128
+
+// Vec is a vector indexed from 0 whose copies are made in constant time:
+// after Clone, the original and the copy share every chunk and each copies
+// a chunk (and the chunk table) the first time it writes to it. Entries
+// never written read as the zero value.
+//
+// A Vec must be copied only with Clone.
+type Vec[T any] struct {
+	chunks []*vchunk[T]
+	own    *token // chunks owned by this Vec are written in place
+	table  *token // the chunk table is this Vec's own when table == own
+}
+
+type token struct{ _ byte }
+
+type vchunk[T any] struct {
+	owner *token
+	v     []T
+}
+
+// Get returns entry i.
+func (v *Vec[T]) Get(i int) T {
+	c := i / vecChunkLen
+	if c < len(v.chunks) {
+		if ch := v.chunks[c]; ch != nil && i%vecChunkLen < len(ch.v) {
+			return ch.v[i%vecChunkLen]
+		}
+	}
+	var zero T
+	return zero
+}
+
+// Set sets entry i.
+func (v *Vec[T]) Set(i int, x T) {
+	if v.own == nil {
+		v.own = &token{}
+	}
+	c, j := i/vecChunkLen, i%vecChunkLen
+	if v.table != v.own {
+		v.chunks = append([]*vchunk[T](nil), v.chunks...)
+		v.table = v.own
+	}
+	for len(v.chunks) <= c {
+		v.chunks = append(v.chunks, nil)
+	}
+	ch := v.chunks[c]
+	switch {
+	case ch == nil:
+		ch = &vchunk[T]{owner: v.own, v: make([]T, j+1, min(max(2*(j+1), 4), vecChunkLen))}
+		v.chunks[c] = ch
+	case ch.owner != v.own:
+		n := max(len(ch.v), j+1)
+		cp := &vchunk[T]{owner: v.own, v: make([]T, n, max(n, cap(ch.v)))}
+		copy(cp.v, ch.v)
+		ch = cp
+		v.chunks[c] = ch
+	case j >= len(ch.v):
+		if j >= cap(ch.v) {
+			nv := make([]T, j+1, min(max(2*(j+1), 4), vecChunkLen))
+			copy(nv, ch.v)
+			ch.v = nv
+		} else {
+			ch.v = ch.v[:j+1]
+		}
+	}
+	ch.v[j] = x
+}
+
+// Clone returns a Vec with v's entries that changes independently of v.
+func (v *Vec[T]) Clone() Vec[T] {
+	v.own, v.table = &token{}, nil // v copies what it shares from now on
+	return Vec[T]{chunks: v.chunks[:len(v.chunks):len(v.chunks)], own: &token{}}
+}
