@@ -94,6 +94,9 @@ func (m Moment) After(o Moment) bool {
 	return m.actions > o.actions || m.actions == o.actions && m.Steps > o.Steps
 }
 
+// Events is how many trace events the world had at the moment.
+func (m Moment) Events() int { return m.events }
+
 // Moment is the world's present moment.
 func (w *World) Moment() Moment {
 	return Moment{Steps: w.steps, actions: w.actions.len(), events: len(w.trace)}

@@ -217,12 +217,7 @@ func (w *World) Snapshot() *Snapshot {
 			break
 		}
 	}
-	for _, e := range w.queue.heap {
-		if it := &w.queue.slab[e.at]; w.live(it) && w.pausedOwner(it) == nil {
-			s.Due = true // a paused process's items wait for it: not due
-			break
-		}
-	}
+	s.Due = w.Due()
 	return s
 }
 

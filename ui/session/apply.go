@@ -76,6 +76,7 @@ func (s *Session) check(c script.Command) error {
 // fork makes the shown world the timeline, dropping the future: the log
 // and the marks keep what the shown moment contains.
 func (s *Session) fork() {
+	s.left = &branch{timeline: s.timeline, log: s.log, marks: s.marks, mark: s.mark, at: s.at, cur: s.cur}
 	s.timeline = s.world
 	if s.at == origin {
 		s.log, s.marks, s.at, s.mark = nil, nil, 0, -1

@@ -77,6 +77,7 @@ type Cursor struct {
 type mark struct {
 	m   sim.Moment
 	cur Cursor
+	due bool // something was due then (the snapshot's Due)
 }
 
 // Position is the lesson as the learner sees it.

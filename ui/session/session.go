@@ -18,6 +18,7 @@ package session
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
@@ -51,6 +52,13 @@ type Session struct {
 	marks []mark
 
 	lesson *lesson.Lesson
+
+	// skipping: a move by story is under way; the shown world's snapshot
+	// is taken once at its end, not at every move.
+	skipping bool
+	// left is the abandoned future of the last fork, nil if none.
+	left       *branch
+	marksCache landmarkCache
 }
 
 // New starts a session with a fresh world. l is nil for the sandbox.
@@ -149,7 +157,7 @@ func (s *Session) Forward() Result {
 		// (Looking is history, and what the learner now sees — nothing due,
 		// the step played out — is a position of its own.)
 		s.moved()
-		if n := s.cur.Seg; n > 0 && n < len(s.segs) && s.segs[n].step != s.segs[n-1].step && !s.snap.Due {
+		if n := s.cur.Seg; n > 0 && n < len(s.segs) && s.segs[n].step != s.segs[n-1].step && !s.world.Due() {
 			return Result{Kind: Settled}
 		}
 	}
@@ -163,8 +171,12 @@ func (s *Session) Forward() Result {
 }
 
 // stepping reports whether → performs an engine step next.
-func (s *Session) stepping() bool {
-	return s.snap.Due && (s.cur.Budget != 0 || s.cur.Seg >= len(s.segs))
+func (s *Session) stepping() bool { return s.steppingAt(s.cur, s.world.Due()) }
+
+// steppingAt is stepping for cursor cur when due says whether anything is
+// due.
+func (s *Session) steppingAt(cur Cursor, due bool) bool {
+	return due && (cur.Budget != 0 || cur.Seg >= len(s.segs))
 }
 
 func (s *Session) applySegment() Result {
@@ -190,14 +202,16 @@ func (s *Session) applySegment() Result {
 // moved records the position after a change at the present.
 func (s *Session) moved() {
 	s.at = s.world.Steps()
-	now := s.world.Moment()
-	if n := len(s.marks); n == 0 || s.marks[n-1] != (mark{m: now, cur: s.cur}) {
+	if !s.skipping {
+		s.refresh()
+	}
+	mk := mark{m: s.world.Moment(), cur: s.cur, due: s.world.Due()}
+	if n := len(s.marks); n == 0 || s.marks[n-1] != mk {
 		// A lesson position the learner sees is a position even when the
 		// world did not change (a prediction's question after a step's end).
-		s.marks = append(s.marks, mark{m: now, cur: s.cur})
+		s.marks = append(s.marks, mk)
 	}
 	s.mark = len(s.marks) - 1
-	s.refresh()
 }
 
 // eventsAt returns the shown trace's events of step k.
@@ -330,32 +344,52 @@ func (s *Session) cursorAt(k int) Cursor {
 	if s.mark >= 0 {
 		return s.marks[s.mark].cur
 	}
-	if j := s.lastMarkBefore(s.world.Moment()); j >= 0 {
-		return s.marks[j].cur
-	}
-	return Cursor{Budget: untilIdle}
+	c, _, _ := s.cursorOf(vpos{-1, k})
+	return c
+}
+
+// between reports whether the shown world is not a position the learner
+// saw but one inside a move that took many steps (a lesson segment's
+// advance, a long command), seen only when travelling.
+func (s *Session) between() bool {
+	return s.mark < 0 && s.at != origin && s.nextMarkAfter(s.at) < len(s.marks)
+}
+
+// nextMarkAfter is the index of the first mark later than step k, or
+// len(s.marks).
+func (s *Session) nextMarkAfter(k int) int {
+	return sort.Search(len(s.marks), func(i int) bool { return s.marks[i].m.Steps > k })
 }
 
 // Position describes the lesson position; the zero Position in the sandbox.
 func (s *Session) Position() Position {
-	stepping := s.stepping()
+	p := s.positionAt(s.cur, s.stepping())
+	if s.between() {
+		p.StepDone, p.Done = false, false // a move was under way
+	}
+	return p
+}
+
+// positionAt is the lesson position of cursor cur, with stepping saying
+// whether → performs an engine step there.
+func (s *Session) positionAt(cur Cursor, stepping bool) Position {
 	if s.lesson == nil {
 		return Position{Step: -1, Stepping: stepping}
 	}
-	p := Position{Step: -1, Steps: len(s.lesson.Steps), Stepping: stepping, StepStart: s.cur.StepStart}
-	if s.cur.Seg > 0 {
-		last := s.segs[s.cur.Seg-1]
+	p := Position{Step: -1, Steps: len(s.lesson.Steps), Stepping: stepping, StepStart: cur.StepStart}
+	if cur.Seg > 0 {
+		last := s.segs[cur.Seg-1]
 		p.Step, p.Revealed = last.step, last.reveal
 	}
-	if s.cur.Seg < len(s.segs) {
-		next := s.segs[s.cur.Seg]
+	if cur.Seg < len(s.segs) {
+		next := s.segs[cur.Seg]
 		for _, c := range next.cmds {
 			p.Next = append(p.Next, script.Format(c))
 		}
 		if len(p.Next) == 0 {
 			p.Next = []string{"(narration only)"}
 		}
-		p.Reveal = next.reveal && (s.cur.Seg == 0 || !s.segs[s.cur.Seg-1].reveal)
+		p.Reveal = next.reveal && (cur.Seg == 0 || !s.segs[cur.Seg-1].reveal)
 		p.StepDone = next.step != p.Step && !stepping
 	} else {
 		p.Done = !stepping
