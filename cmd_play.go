@@ -38,8 +38,9 @@ A malformed script is reported as file:line:col: message and nothing runs
 A lesson (a chapter number, a built-in lesson's name, or a lesson file .md)
 opens in the lab at its first step with autoplay on — instructor mode — at
 --speed steps per second (default: the speed setting). Autoplay waits at
-each prediction until it is answered (1-9); every key works as usual (p
-pauses, +/- change the pace). With --headless, or when standard output is
+each prediction until it is answered (1-9) and pauses at the end of each
+lesson step (p goes on); every key works as usual (p pauses, +/- change
+the pace). With --headless, or when standard output is
 not a terminal (a pipe, CI), a lesson prints its transcript instead: every
 step, its commands and events, the predictions marked by the engine, the
 checks; exit status 1 if a check fails.`,

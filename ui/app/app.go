@@ -87,6 +87,8 @@ type Model struct {
 	status   string
 	tone     statusbar.Tone
 
+	showReplication bool // the timeline shows replication traffic unfolded
+
 	autoplay bool
 	gen      int     // autoplay generation: ticks of an older one are ignored
 	rate     float64 // autoplay moves per second

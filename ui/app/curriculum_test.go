@@ -349,11 +349,20 @@ func TestOpenLessonInAutoplay(t *testing.T) {
 		next, _ := m.Update(autoplayMsg{gen: m.gen})
 		return next.(Model)
 	}
+	pauses := 0
 	for range 100 {
+		if !m.autoplay && strings.HasPrefix(m.Status(), "autoplay paused at the end of step") {
+			// Each step's end is a pause; p goes on.
+			pauses++
+			m, _ = send(t, m, keyRunes("p"))
+		}
 		if !m.autoplay {
 			break
 		}
 		m = tickOnce(m)
+	}
+	if pauses == 0 {
+		t.Fatal("autoplay never paused at a step's end")
 	}
 	if m.autoplay || !m.Session().Position().Reveal || !strings.HasPrefix(m.Status(), "autoplay waits: answer the prediction") {
 		t.Fatalf("autoplay should wait at the prediction: %q %+v", m.Status(), m.Session().Position())

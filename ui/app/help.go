@@ -49,7 +49,7 @@ func (m Model) shortHelp() []key.Binding {
 		return []key.Binding{k.NextBatch, k.PrevBatch, k.FieldNext, k.ByteNext, m.quitKey(), k.Help}
 	}
 	quit := keymap.Relabel(k.Quit, "back")
-	out := []key.Binding{k.Forward, k.Backward, k.LoseResponse, k.Command, k.FocusNext, k.Zoom, k.Autoplay}
+	out := []key.Binding{k.Forward, k.Backward, k.NextDecision, k.LoseResponse, k.Command, k.FocusNext, k.Zoom, k.Autoplay}
 	if m.screen == LessonScreen {
 		// What the step asks (answers, hint, solution) comes right after →;
 		// at the end of the lesson, the next chapter comes first.
@@ -104,8 +104,13 @@ func (m Model) fullHelp() [][]key.Binding {
 	if m.screen == LessonScreen {
 		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution, m.nextChapterKey()}, general[2:]...)
 	}
+	story := []key.Binding{k.NextDecision, k.PrevDecision, k.StepEnd, k.StepStart, k.Abandoned, k.Replication}
+	if m.screen == LessonScreen {
+		story = append(story, k.Restart)
+	}
 	return [][]key.Binding{
 		{k.Forward, k.Backward, k.Start, k.End, k.Autoplay, k.Faster, k.Slower},
+		story,
 		{k.FocusNext, k.FocusPrev, k.Zoom, k.NextPartition, k.PrevPartition, k.NextProducer, k.NarrationDown, k.NarrationUp},
 		{k.FieldNext, k.FieldPrev, k.ByteNext, k.BytePrev, k.Up, k.Down, keymap.Relabel(k.Select, "travel / go to")},
 		{k.LoseResponse, k.LoseRequest, k.Delay, k.Reset, k.Refuse, k.RestartProducer, k.Pause, k.RestartBroker, k.Failover, k.Advance, k.Confirm},
@@ -193,7 +198,7 @@ func (m Model) helpContent() []string {
 	for i := 0; i < len(groups); i += 3 {
 		rows = append(rows, h.FullHelpView(groups[i:min(i+3, len(groups))]))
 	}
-	titles := "time travel · panels · bytes and lists / faults (each asks first) · general"
+	titles := "time travel · by story · panels / bytes and lists · faults (each asks first) · general"
 	if m.screen != LessonScreen && m.screen != SandboxScreen {
 		titles = "keys of this screen"
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/eoslab/eoslab/ui/panel/timeline"
 	"github.com/eoslab/eoslab/ui/screen/chapters"
 	"github.com/eoslab/eoslab/ui/screen/home"
+	"github.com/eoslab/eoslab/ui/session"
 	"github.com/eoslab/eoslab/ui/widget/commandbar"
 	"github.com/eoslab/eoslab/ui/widget/statusbar"
 )
@@ -147,6 +148,22 @@ func (m Model) labKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 			m.setStatus("this is the start: nothing happened before", statusbar.Plain)
 		}
 		m.refresh(panel.Jump)
+	case key.Matches(k, m.keys.NextDecision):
+		m.learn.waiting = false
+		m.skipForward(session.ByDecision)
+	case key.Matches(k, m.keys.StepEnd):
+		m.learn.waiting = false
+		m.skipForward(session.ByStep)
+	case key.Matches(k, m.keys.PrevDecision):
+		m.skipBack(session.ByDecision)
+	case key.Matches(k, m.keys.StepStart):
+		m.skipBack(session.ByStep)
+	case key.Matches(k, m.keys.Abandoned):
+		m.returnToAbandoned()
+	case key.Matches(k, m.keys.Restart) && m.screen == LessonScreen:
+		m.restartChallenge()
+	case key.Matches(k, m.keys.Replication):
+		m.toggleReplication()
 	case key.Matches(k, m.keys.Start):
 		m.sess.Start()
 		m.setStatus("the start: nothing applied yet (→ redoes, End returns)", statusbar.Plain)

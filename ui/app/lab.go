@@ -121,9 +121,9 @@ func (m *Model) forward() session.Result {
 	r := m.sess.Forward()
 	switch r.Kind {
 	case session.Stepped, session.Redone:
-		m.setStatus(headline(r.Events, m.sess.Step()), statusbar.Plain)
+		m.setStatus(m.withLeft(headline(r.Events, m.sess.Step()), 0), statusbar.Plain)
 	case session.Applied:
-		m.setStatus("applied: "+strings.Join(r.Commands, " · "), statusbar.Plain)
+		m.setStatus(m.withLeft(m.appliedNote(r), 0), statusbar.Plain)
 		if r.Err != nil {
 			m.setStatus(r.Err.Error(), statusbar.Bad)
 		}
@@ -135,10 +135,26 @@ func (m *Model) forward() session.Result {
 	case session.Idle:
 		m.setStatus("nothing is due: press : and give a command (e.g. send p1 orders-0 2)", statusbar.Plain)
 	case session.Ended:
-		m.setStatus("✓ the end of this chapter"+m.nextChapterOffer(), statusbar.Plain)
+		m.setStatus(m.endNote())
 	}
 	m.refresh(panel.Forward)
 	return r
+}
+
+// appliedNote says what a lesson segment applied: its commands, or — a
+// reveal or a narration with none — what comes of it.
+func (m *Model) appliedNote(r session.Result) string {
+	if len(r.Commands) > 0 {
+		return "applied: " + strings.Join(r.Commands, " · ")
+	}
+	pos := m.sess.Position()
+	switch {
+	case pos.Revealed:
+		return "the reveal: watch what the engine does"
+	case pos.Step >= 0:
+		return fmt.Sprintf("step %d/%d: %s", pos.Step+1, pos.Steps, m.lessons[m.lessonIdx].Steps[pos.Step].Title)
+	}
+	return "the introduction"
 }
 
 // headline picks the event that matters most in a step for the status
@@ -189,7 +205,8 @@ func (m *Model) refresh(motion panel.Motion) {
 	snap := m.sess.Snapshot()
 	m.shownPartition, m.shownProducer = m.autoFocus()
 	d := panel.Data{Snap: snap, Trace: m.sess.Trace(), Future: m.sess.Future(),
-		Partition: m.shownPartition, Producer: m.shownProducer, Motion: motion}
+		Partition: m.shownPartition, Producer: m.shownProducer, Motion: motion,
+		Landmarks: m.sess.Landmarks(), Steps: m.sess.TimelineSteps(), Replication: m.showReplication}
 	switch m.screen {
 	case LessonScreen:
 		pos := m.sess.Position()
@@ -197,7 +214,7 @@ func (m *Model) refresh(motion panel.Motion) {
 		m.scorePrediction(pos, &p)
 		m.announceComplete(pos, p)
 		m.lesson.SetData(d, pos, m.sess.Behind(), p)
-		if pos.Done && !m.done[m.lessonIdx] {
+		if pos.Done && !m.done[m.lessonIdx] && len(m.openChallenges()) == 0 {
 			m.done[m.lessonIdx] = true
 			m.updateHome()
 		}
@@ -461,8 +478,20 @@ func (m Model) autoplayTick(msg autoplayMsg) (tea.Model, tea.Cmd) {
 		m.setStatus("autoplay waits: answer the prediction (1-9) and it goes on · p stops", statusbar.Warn)
 		return m, nil
 	}
+	before := m.sess.Position()
 	if r := m.forward(); r.Kind == session.Ended || r.Kind == session.Idle {
 		m.stopAutoplay()
+		return m, nil
+	}
+	if pos := m.sess.Position(); m.screen == LessonScreen && pos.StepDone && !before.StepDone && !pos.Done {
+		// A step's end (a reveal's marks among them) is where an
+		// instructor talks: autoplay waits for p.
+		m.stopAutoplay()
+		note := fmt.Sprintf("autoplay paused at the end of step %d/%d", pos.Step+1, pos.Steps)
+		if pos.Revealed {
+			note += ": the prediction is marked"
+		}
+		m.setStatus(note+" · p goes on", statusbar.Plain)
 		return m, nil
 	}
 	return m, tick(m.gen, m.interval())

@@ -20,6 +20,11 @@ type KeyMap struct {
 	// Time travel on the lesson and sandbox screens.
 	Forward, Backward, Start, End, Autoplay, Faster, Slower key.Binding
 
+	// Stepping by story: the next or previous decision, the end or start
+	// of the lesson step; back to the future a fork left; a challenge
+	// restarted; replication traffic shown or folded in the timeline.
+	NextDecision, PrevDecision, StepEnd, StepStart, Abandoned, Restart, Replication key.Binding
+
 	// Panels.
 	FocusNext, FocusPrev, Zoom, NextPartition, PrevPartition, NextProducer key.Binding
 	NarrationUp, NarrationDown                                             key.Binding
@@ -69,6 +74,14 @@ func Default() KeyMap {
 		Autoplay: bind("p", "autoplay", "p"),
 		Faster:   bind("+", "faster", "+", "="),
 		Slower:   bind("-", "slower", "-", "_"),
+
+		NextDecision: bind(")", "next decision", ")"),
+		PrevDecision: bind("(", "previous decision", "("),
+		StepEnd:      bind("}", "end of lesson step", "}"),
+		StepStart:    bind("{", "start of lesson step", "{"),
+		Abandoned:    bind("u", "future a fork left", "u"),
+		Restart:      bind("C", "restart challenge", "C"),
+		Replication:  bind("f", "fold replication", "f"),
 
 		FocusNext:     bind("tab", "next panel", "tab"),
 		FocusPrev:     bind("shift+tab", "previous panel", "shift+tab"),

@@ -9,6 +9,7 @@ package panel
 import (
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/eoslab/eoslab/ui/story"
 )
 
 // Motion says how the shown world got where it is since the last Data.
@@ -31,6 +32,12 @@ type Data struct {
 	Partition string        // partition in focus, e.g. "orders-0"
 	Producer  string        // producer (client name) in focus, "" if none
 	Motion    Motion
+
+	// For the timeline: the whole timeline's landmarks and length, and
+	// whether replication traffic is shown unfolded.
+	Landmarks   []story.Landmark
+	Steps       int
+	Replication bool
 }
 
 // PartitionView returns the partition in focus, or nil.

@@ -381,3 +381,36 @@ func TestLandmarks(t *testing.T) {
 		t.Fatal("no fork landmark at step 10")
 	}
 }
+
+// The status bar's "N events left" plays a copy of the session to the
+// step's end at every →: it must stay far below a frame.
+func BenchmarkLeftInStep(b *testing.B) {
+	ls, err := lessons.Builtin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	l := ls[len(ls)-1]
+	s := New(1, l)
+	// The last point of the chapter with events still to come in its step.
+	at := -1
+	for i := 0; ; i++ {
+		if p := s.Position(); p.Stepping && !p.StepDone {
+			at = i
+		}
+		if s.Forward().Kind == Ended {
+			break
+		}
+	}
+	s = New(1, l)
+	for range at {
+		s.Forward()
+	}
+	n, ok := s.LeftInStep(true)
+	if !ok || n == 0 {
+		b.Fatalf("nothing left at move %d", at)
+	}
+	b.Logf("chapter %d, move %d, engine step %d: %d events left", l.Number, at, s.Step(), n)
+	for b.Loop() {
+		s.LeftInStep(true)
+	}
+}

@@ -280,7 +280,11 @@ func (m Model) mouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 				m.layout()
 			}
 			if b.id == lesson.PanelTimeline {
-				return m, m.timeline.Click(row)
+				col := msg.X - b.x
+				if b.framed {
+					col--
+				}
+				return m, m.timeline.Click(row, col)
 			}
 		}
 		return m, nil
