@@ -280,11 +280,7 @@ func (m Model) mouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 				m.layout()
 			}
 			if b.id == lesson.PanelTimeline {
-				col := msg.X - b.x
-				if b.framed {
-					col--
-				}
-				return m, m.timeline.Click(row, col)
+				return m, m.timeline.Click(row)
 			}
 		}
 		return m, nil

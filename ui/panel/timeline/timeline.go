@@ -138,10 +138,13 @@ func (m Model) Keys() []key.Binding {
 	return []key.Binding{m.keys.Up, m.keys.Down, keymap.Relabel(m.keys.Select, "travel to event"), m.keys.Replication}
 }
 
-// Click travels to the event drawn on the given row of the panel, or, on
-// the scrub bar, to the landmark under the column (else that column's step).
-func (m Model) Click(row, col int) tea.Cmd {
-	if m.barShown() && row == m.h-1 {
+// Click travels to the event drawn on the given row of the panel.
+func (m Model) Click(row int) tea.Cmd { return m.ClickAt(row, -1) }
+
+// ClickAt is Click at a column too: on the scrub bar, it travels to the
+// landmark under the column (else that column's step).
+func (m Model) ClickAt(row, col int) tea.Cmd {
+	if m.barShown() && row == m.h-1 && col >= 0 {
 		step := m.barStep(col)
 		return func() tea.Msg { return TravelMsg{Step: step} }
 	}
