@@ -44,28 +44,27 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
 	var waits [4]int64
-	p := pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
-		results: make([]msg.ProduceResult, 0, len(req.Batches)), waitFor: waits[:0]}
+	results, waitFor := make([]msg.ProduceResult, 0, len(req.Batches)), waits[:0]
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
 	wait := false
 	for _, pb := range req.Batches {
-		res, waitFor := b.produceOne(m, req.Acks, req.TransactionalID, pb, env)
-		p.results = append(p.results, res)
-		p.waitFor = append(p.waitFor, waitFor)
-		wait = wait || waitFor >= 0
+		res, w := b.produceOne(m, req.Acks, req.TransactionalID, pb, env)
+		results = append(results, res)
+		waitFor = append(waitFor, w)
+		wait = wait || w >= 0
 	}
 	if req.Acks == 0 {
 		return // no response at all
 	}
-	if !wait || b.settle(&p) {
-		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: p.results}, env)
+	if !wait || b.settleResults(results, waitFor) {
+		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: results}, env)
 		return
 	}
-	held := p
-	held.waitFor = slices.Clone(p.waitFor)
-	b.pending[m.ID] = &held
+	p := &pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
+		results: results, waitFor: slices.Clone(waitFor)}
+	b.pending[m.ID] = p
 	b.pendingOrder = append(b.pendingOrder, m.ID)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
@@ -182,26 +181,28 @@ func (b *Broker) completeSatisfied(env Env) {
 
 // settle decides the partitions whose high watermark now covers their
 // batch (or whose leadership moved) and reports whether all are decided.
-func (b *Broker) settle(p *pendingProduce) bool {
-	for i, res := range p.results {
-		if p.waitFor[i] < 0 {
+func (b *Broker) settle(p *pendingProduce) bool { return b.settleResults(p.results, p.waitFor) }
+
+func (b *Broker) settleResults(results []msg.ProduceResult, waitFor []int64) bool {
+	for i, res := range results {
+		if waitFor[i] < 0 {
 			continue
 		}
 		r := b.replicas.get(res.TP)
 		if r == nil || !r.IsLeader {
-			p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
-			p.waitFor[i] = -1
+			results[i].Error, results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
+			waitFor[i] = -1
 			continue
 		}
-		if r.Log.HighWatermark() < p.waitFor[i] {
+		if r.Log.HighWatermark() < waitFor[i] {
 			return false
 		}
 		if b.underMinIsr(r) {
 			// Appended and covered by the high watermark before the ISR
 			// shrank (Partition.checkEnoughReplicasReachOffset).
-			p.results[i].Error = kerr.NotEnoughReplicasAfterAppend
+			results[i].Error = kerr.NotEnoughReplicasAfterAppend
 		}
-		p.waitFor[i] = -1
+		waitFor[i] = -1
 	}
 	return true
 }

@@ -1,7 +1,6 @@
 package partition
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -72,9 +71,9 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 
 func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string) {
 	h, err := record.ParseHeader(data)
-	var me *record.MagicError
+	_, badMagic := err.(*record.MagicError) // ParseHeader's errors are not wrapped
 	switch {
-	case errors.As(err, &me):
+	case badMagic:
 		return h, kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error()
 	case err != nil:
 		return h, kerr.CorruptMessage, err.Error()

@@ -168,7 +168,7 @@ type checker struct {
 	lastWho   int32
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
-	sources   hist.Map[batchKey, source]
+	sources   sourceIndex
 	seen      []hist.Vec[seenAt] // by producer number, by serial: where a judged log holds the record
 	gens      uint32             // partition checks started so far
 	parts     []*partCheck       // by partition number (the world has one topic)
@@ -218,7 +218,7 @@ func (c *checker) describe(s source, i int64) string {
 // noteSent remembers which records a batch's bytes hold.
 func (c *checker) noteSent(data []byte, s source) {
 	if k, ok := keyOf(data); ok {
-		c.sources.Set(k, s)
+		c.sources.set(k, s)
 	}
 }
 
@@ -304,7 +304,7 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 // (yet) visible.
 func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
 	k, _ := keyOf(b.Bytes)
-	src, ok := c.sources.Get(k)
+	src, ok := c.sources.get(k)
 	if !ok {
 		return
 	}
@@ -348,7 +348,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored) {
 	{
 		k, _ := keyOf(b.Bytes)
-		src, ok := c.sources.Get(k)
+		src, ok := c.sources.get(k)
 		if !ok {
 			return
 		}
@@ -431,7 +431,7 @@ func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 	for i := pc.scanned; i < pc.log.NumBatches(); i++ {
 		b := pc.log.Batch(i)
 		k, _ := keyOf(b.Bytes)
-		if src, ok := c.sources.Get(k); ok {
+		if src, ok := c.sources.get(k); ok {
 			for j := int64(0); j < int64(b.Header.RecordsCount); j++ {
 				out[src.identity(j)] = true
 			}
