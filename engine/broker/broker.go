@@ -87,7 +87,7 @@ type Broker struct {
 	pending      map[int]*pendingProduce // by request id
 	pendingOrder []int                   // their ids in arrival order
 	conns        map[connKey]*clientConn
-	spareConns   []*clientConn // answered connections' records, for reuse
+	spareConns   []*clientConn        // answered connections' records, for reuse
 	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
