@@ -65,8 +65,10 @@ func TestChapter21CoordinatorTab(t *testing.T) {
 		t.Fatalf("chapter 21 did not open: %s", m.Status())
 	}
 	for i := 0; i < 100; i++ {
+		// The panel, not the narration (which says "coordinator epoch 1"
+		// too, and at 80×24 now has the lines to show it).
 		if s := m.Session().Snapshot(); len(s.Transactions) > 0 && txnState(s.Transactions, "tx-1") == "PrepareCommit" &&
-			strings.Contains(ansi.Strip(m.View()), "coordinator epoch 1") {
+			strings.Contains(ansi.Strip(m.View()), "tx-1 · coordinator b1") {
 			break
 		}
 		m, _ = send(t, m, keyRight)

@@ -61,7 +61,25 @@ func (m *Model) title(id lesson.Panel) string {
 	return string(id)
 }
 
+// layout places the panels: zoomed, in the grid, or as tabs. In the grid
+// the rows and columns start from their shares, then room moves to the
+// panels whose content does not fit (fit).
 func (m *Model) layout() {
+	m.place()
+	m.apply()
+	if m.fits() {
+		m.fit()
+		m.apply()
+	}
+}
+
+// fits says whether the layout is the grid, where panels share room.
+func (m *Model) fits() bool {
+	return len(m.boxes) > 1 && m.boxes[0].framed && !m.zoom
+}
+
+// place computes where the panels go from their shares alone.
+func (m *Model) place() {
 	m.boxes = nil
 	switch {
 	case m.w <= 0 || m.h <= 0:
@@ -74,15 +92,28 @@ func (m *Model) layout() {
 		// Tabs: one line of tabs, then the focused panel unframed.
 		m.boxes = []placed{{id: m.focus, y: 1, w: m.w, h: m.h - 1}}
 	}
+}
+
+// apply gives every placed panel its inner size, skipping the ones whose
+// size did not change (each SetSize renders the panel).
+func (m *Model) apply() {
 	for _, b := range m.boxes {
 		w, h := b.w, b.h
 		if b.framed {
 			w, h = w-2, h-2
 		}
+		if m.sizes == nil {
+			m.sizes = map[lesson.Panel][2]int{}
+		}
+		if m.sizes[b.id] == [2]int{w, h} {
+			continue
+		}
+		m.sizes[b.id] = [2]int{w, h}
 		m.sizePanel(b.id, w, h)
 	}
 }
 
+// grid places the shown panels in the grid's rows by their shares.
 func (m *Model) grid() {
 	type row struct {
 		h      int
@@ -135,7 +166,7 @@ func (m *Model) grid() {
 		present[0].h++
 	}
 	y := 0
-	for _, r := range present {
+	for ri, r := range present {
 		sum := 0
 		for _, w := range r.widths {
 			sum += w
@@ -146,7 +177,7 @@ func (m *Model) grid() {
 			if i == len(r.ids)-1 {
 				w = m.w - x
 			}
-			m.boxes = append(m.boxes, placed{id: id, x: x, y: y, w: w, h: r.h, framed: true})
+			m.boxes = append(m.boxes, placed{id: id, x: x, y: y, w: w, h: r.h, framed: true, row: ri, min: r.min})
 			x += w
 		}
 		y += r.h

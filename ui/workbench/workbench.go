@@ -61,7 +61,8 @@ type Model struct {
 	timeline  timeline.Model
 	anomalies anomalies.Model
 
-	boxes []placed // where each panel is drawn, from the last SetSize
+	boxes []placed                // where each panel is drawn, from the last layout
+	sizes map[lesson.Panel][2]int // the inner size each panel was last given
 }
 
 // placed is a panel's frame on screen, relative to the workbench.
@@ -69,6 +70,7 @@ type placed struct {
 	id         lesson.Panel
 	x, y, w, h int
 	framed     bool
+	row, min   int // in the grid: its row and the row's least height
 }
 
 // New returns a workbench showing every built panel.
@@ -151,7 +153,8 @@ func contains(ps []lesson.Panel, p lesson.Panel) bool {
 	return false
 }
 
-// SetData hands a frame of the engine to every panel.
+// SetData hands a frame of the engine to every panel, then lets room
+// move to the panels whose new content needs it.
 func (m *Model) SetData(d panel.Data) {
 	m.data = d
 	for _, id := range lesson.Panels() {
@@ -165,7 +168,13 @@ func (m *Model) SetData(d panel.Data) {
 			m.focus = shown[0]
 		}
 		m.layout()
+		return
 	}
+	m.place()
+	if m.fits() {
+		m.fit()
+	}
+	m.apply()
 }
 
 // Focus is the focused panel.
@@ -173,6 +182,18 @@ func (m Model) Focus() lesson.Panel { return m.focus }
 
 // Zoomed reports whether the focused panel fills the area.
 func (m Model) Zoomed() bool { return m.zoom }
+
+// Unzoom puts a zoomed panel back in its place and reports whether it
+// was zoomed: esc on a zoomed panel means "back to the panels", not "leave
+// the screen", so the screen asks this first.
+func (m *Model) Unzoom() bool {
+	if !m.zoom {
+		return false
+	}
+	m.zoom = false
+	m.layout()
+	return true
+}
 
 // Box is where a panel is drawn, frame included, relative to the
 // workbench; ok is false when it is not on screen.
@@ -280,7 +301,11 @@ func (m Model) mouse(msg tea.MouseMsg) (Model, tea.Cmd) {
 				m.layout()
 			}
 			if b.id == lesson.PanelTimeline {
-				return m, m.timeline.Click(row)
+				col := msg.X - b.x
+				if b.framed {
+					col--
+				}
+				return m, m.timeline.ClickAt(row, col)
 			}
 		}
 		return m, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
@@ -15,8 +16,11 @@ import (
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/panel"
+	"github.com/eoslab/eoslab/ui/panel/paneltest"
 	"github.com/eoslab/eoslab/ui/styles"
 )
+
+func keyMsg(s string) tea.KeyMsg { return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)} }
 
 func newBench(w, h int) Model {
 	r := lipgloss.NewRenderer(io.Discard)
@@ -180,5 +184,87 @@ func TestEverySizeFillsWithTransactions(t *testing.T) {
 				checkFills(t, m.View(), w, h)
 			}
 		}
+	}
+}
+
+// boxLines is the inside of a panel's frame as drawn.
+func boxLines(m Model, id lesson.Panel) []string {
+	x, y, w, h, ok := m.Box(id)
+	if !ok {
+		return nil
+	}
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	var out []string
+	for _, l := range lines[y+1 : y+h-1] {
+		r := []rune(l)
+		out = append(out, string(r[x+1:x+w-1]))
+	}
+	return out
+}
+
+// Space goes to the panel that needs it: beside the header bytes (whose
+// grid needs 53 columns), the window's decision tree and verdict are not
+// cut, and the row is as tall as the verdict needs, the timeline giving
+// up lines. Before, the window was cut at "before-wi…" and its verdict at
+// "nothing appended," while the bytes panel had columns to spare.
+func TestRoomGoesToThePanelThatNeedsIt(t *testing.T) {
+	m := newBench(120, 30)
+	m.SetPanels([]lesson.Panel{lesson.PanelBytes, lesson.PanelWindow, lesson.PanelTimeline}, lesson.PanelWindow)
+	w := paneltest.World(t, "producer p1", "send p1 orders-0 2", "run", "send p1 orders-0 1", "run")
+	m.SetData(frame(w))
+	checkFills(t, m.View(), 120, 30)
+	win := boxLines(m, lesson.PanelWindow)
+	for _, l := range win {
+		if strings.HasSuffix(strings.TrimRight(l, " "), "…") {
+			t.Errorf("the window cuts %q:\n%s", l, strings.Join(win, "\n"))
+		}
+	}
+	if text := strings.Join(win, "\n"); !strings.Contains(text, "before-window") || !strings.Contains(text, "at offsets 2-2") {
+		t.Errorf("the window should show the sequence check's answers and the whole verdict:\n%s", text)
+	}
+	_, _, bw, _, _ := m.Box(lesson.PanelBytes)
+	if bw >= 120*56/100 {
+		t.Errorf("the bytes panel kept its share (%d columns) although its grid needs 53", bw)
+	}
+}
+
+// A row whose panel needs more lines than its share takes them from the
+// timeline (a log, which gives up lines first): the window keeps its five
+// remembered batches instead of folding them away.
+func TestRowsGrowForTheirContent(t *testing.T) {
+	m := newBench(100, 28)
+	m.SetPanels([]lesson.Panel{lesson.PanelBytes, lesson.PanelWindow, lesson.PanelTimeline}, lesson.PanelWindow)
+	lines := []string{"producer p1"}
+	for range 5 {
+		lines = append(lines, "send p1 orders-0 1", "run")
+	}
+	m.SetData(frame(paneltest.World(t, lines...)))
+	checkFills(t, m.View(), 100, 28)
+	_, _, _, top, _ := m.Box(lesson.PanelWindow)
+	_, _, _, tl, _ := m.Box(lesson.PanelTimeline)
+	text := strings.Join(boxLines(m, lesson.PanelWindow), "\n")
+	if top+tl != 28 || tl >= 8 {
+		t.Errorf("the timeline should give lines to the top row (top %d, timeline %d)", top, tl)
+	}
+	for _, want := range []string{"  1  0-0 ", "  5  4-4 ", "└ transaction?", "⇒ APPEND"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("missing %q in the window:\n%s", want, text)
+		}
+	}
+}
+
+// Esc on a zoomed panel unzooms it: the screen asks Unzoom first.
+func TestUnzoom(t *testing.T) {
+	m := newBench(120, 30)
+	m.SetData(frame(paneltest.World(t, "producer p1")))
+	if m.Unzoom() {
+		t.Fatal("nothing was zoomed")
+	}
+	m, _ = m.Update(keyMsg("z"))
+	if !m.Zoomed() || len(m.boxes) != 1 {
+		t.Fatalf("z should zoom the focused panel: %v", m.boxes)
+	}
+	if !m.Unzoom() || m.Zoomed() || len(m.boxes) < 2 {
+		t.Fatalf("Unzoom should put the panels back: %v", m.boxes)
 	}
 }

@@ -28,6 +28,7 @@ type Model struct {
 	list []sim.Anomaly
 	sel  int
 	view string
+	need panel.Need
 }
 
 // New returns an empty panel.
@@ -75,28 +76,50 @@ func (m Model) Keys() []key.Binding {
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
 
+// Need is the room the panel's content asks for at its current width.
+func (m Model) Need() panel.Need { return m.need }
+
+// render lists the anomalies; the selected one is marked ▸ as well as
+// reversed, so that the selection survives NO_COLOR (which drops reverse
+// video along with colour). Long lines continue under their text.
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
 	}
 	if len(m.list) == 0 {
-		m.view = box.Fit(m.st.Good.Render("✓ none: every record at most once, in order, nothing acknowledged lost"), m.w, m.h)
+		lines := box.Reflow(m.st.Good.Render("✓ none: every record at most once, in order, nothing acknowledged lost"), m.w, 2)
+		m.need = panel.Need{Height: len(lines)}
+		m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
 		return
 	}
 	lines := []string{m.st.Bad.Render(fmt.Sprintf("✗ %d anomal%s", len(m.list), plural(len(m.list))))}
-	for i, a := range m.list {
-		s := fmt.Sprintf("%s %s %s offsets %v (step %d)", a.Name, a.Partition, a.Producer, a.Offsets, a.Step)
-		if i == m.sel {
-			s = m.st.Selected.Render(s)
-		} else {
-			s = m.st.Bad.Render(s)
-		}
-		lines = append(lines, s)
-		if a.Text != "" && m.h > 2*len(m.list)+1 {
-			lines = append(lines, m.st.Muted.Render("  "+a.Text))
+	texts := 0
+	for _, a := range m.list {
+		if a.Text != "" {
+			texts += len(box.Reflow("  "+a.Text, m.w, 4))
 		}
 	}
+	for i, a := range m.list {
+		s := fmt.Sprintf("%s %s %s offsets %v (step %d)", a.Name, a.Partition, a.Producer, a.Offsets, a.Step)
+		mark, style := "  ", m.st.Bad
+		if i == m.sel {
+			mark, style = "▸ ", m.st.Selected
+		}
+		for k, l := range box.Reflow(s, m.w-2, 2) {
+			if k > 0 {
+				mark = "  "
+			}
+			lines = append(lines, mark+style.Render(l))
+		}
+		if a.Text != "" && m.h >= 1+len(m.list)+texts {
+			for _, l := range box.Reflow("  "+a.Text, m.w, 4) {
+				lines = append(lines, m.st.Muted.Render(l))
+			}
+		}
+	}
+	m.need = panel.Need{Height: 1 + len(m.list) + texts}
 	m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/ui/keymap"
@@ -40,7 +41,8 @@ type Model struct {
 	byField bool // the cursor moved by field last: highlight the whole field
 	top     int  // first grid row shown
 
-	view string // rendered by render(), returned by View
+	view string     // rendered by render(), returned by View
+	need panel.Need // measured by render()
 }
 
 // New returns an empty panel.
@@ -150,6 +152,11 @@ func (m Model) Keys() []key.Binding {
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
 
+// Need is the room the panel's content asks for: the grid's rows at 16
+// bytes a row and the field's name on one line, the text under them
+// wrapped to the width it has.
+func (m Model) Need() panel.Need { return m.need }
+
 // Cursor is the byte under the cursor.
 func (m Model) Cursor() int { return m.cursor }
 
@@ -167,12 +174,19 @@ func (m *Model) render() {
 		return
 	}
 	if len(m.d.bytes) == 0 {
-		m.view = box.Fit(m.st.Muted.Render("no batch yet: a producer's batch appears here once it is sent"), m.w, m.h)
+		m.need = panel.Need{}
+		m.view = box.Fit(m.st.Muted.Render(box.Wrap("no batch yet: a producer's batch appears here once it is sent", m.w)), m.w, m.h)
 		return
 	}
 	title := m.st.Title.Render(m.label)
 	per := m.perRow()
 	need := (len(m.d.bytes) + per - 1) / per
+	all := m.details(1 << 20)
+	name := 0
+	if len(all) > 0 {
+		name = ansi.StringWidth(all[0])
+	}
+	m.need = panel.Need{Width: max(ansi.StringWidth(title), 4+16*3+1, name), Height: 1 + need + len(all)}
 	// The grid keeps at least its header rows (or all it has); the text
 	// under it gets the rest, most important first.
 	room := m.h - 1 - min(need, 61/per+1)
@@ -195,9 +209,15 @@ func (m *Model) grid(rows int) []string {
 		m.top = row - rows + 1
 	}
 	m.top = max(min(m.top, total-rows), 0)
+	// The brackets hold what the cursor is on: the field when it moves by
+	// field, the one byte when it moves by byte. Reverse video marks the
+	// same bytes, but NO_COLOR drops it; the brackets stay.
 	lo, hi := -1, -1
 	if s := m.d.spanAt(m.cursor); s >= 0 {
 		lo, hi = m.d.spans[s].start, m.d.spans[s].end
+	}
+	if !m.byField {
+		lo, hi = m.cursor, m.cursor+1
 	}
 	var out []string
 	for r := m.top; r < min(m.top+rows, total); r++ {
@@ -355,9 +375,9 @@ func (m *Model) details(room int) []string {
 		if part == "" {
 			continue
 		}
-		wrapped := strings.Split(box.Wrap(part, m.w), "\n")
+		wrapped := box.Reflow(part, m.w, 0)
 		if part == meaning { // indented under the field's name
-			wrapped = strings.Split(box.Wrap(part, m.w-2), "\n")
+			wrapped = box.Reflow(part, m.w-2, 0)
 			for i, l := range wrapped {
 				wrapped[i] = m.st.Muted.Render("  " + l)
 			}

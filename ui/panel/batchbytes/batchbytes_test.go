@@ -91,3 +91,26 @@ func TestDifferentBatchesAreNotCompared(t *testing.T) {
 		t.Fatalf("batches with different CRCs were compared: %v", notes)
 	}
 }
+
+// Under NO_COLOR (the Ascii profile, which drops reverse video) the
+// cursor is still visible: by field, the field is bracketed; by byte, the
+// byte is. Before, a byte cursor inside a field was drawn in reverse
+// video only, and vanished.
+func TestCursorIsBracketedWithoutColour(t *testing.T) {
+	w := world(t, "producer p1", "send p1 orders-0 2")
+	m := newPanel(64, 16)
+	m.SetData(data(w))
+	row := func() string { return strings.Split(ansi.Strip(m.View()), "\n")[1] }
+	if got := row(); !strings.HasPrefix(got, "   0[00 00 00 00 00 00 00 00]") {
+		t.Fatalf("by field, baseOffset (bytes 0-7) is bracketed: %q", got)
+	}
+	for range 3 {
+		m, _ = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(".")})
+	}
+	if m.Cursor() != 3 {
+		t.Fatalf("cursor at %d", m.Cursor())
+	}
+	if got := row(); !strings.HasPrefix(got, "   0 00 00 00[00]00 00 00 00") {
+		t.Fatalf("by byte, byte 3 alone is bracketed: %q", got)
+	}
+}

@@ -41,6 +41,7 @@ type Model struct {
 	w, h  int
 	facts facts
 	view  string
+	need  panel.Need
 }
 
 // New returns an empty panel.
@@ -54,6 +55,11 @@ func (m *Model) SetData(d panel.Data) { m.facts = collect(&d); m.render() }
 
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
+
+// Need is the room the panel's content asks for: the width of its widest
+// partition line, or of its consumers side by side; the height every
+// record would take.
+func (m Model) Need() panel.Need { return m.need }
 
 // facts is what the panel shows, decided from one frame.
 type facts struct {
@@ -319,6 +325,7 @@ func index(ss []string, s string) int {
 }
 
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
@@ -367,6 +374,38 @@ func (m *Model) render() {
 		cols = min(n, (m.w+1)/(minColumn+1))
 	}
 	rows := (n + cols - 1) / cols
+	tallest := 0
+	for i := range f.cons {
+		c := &f.cons[i]
+		lines := 2 + len(c.parts) + len(c.records)
+		for _, p := range c.parts {
+			if p.known && len(p.strip) > 0 {
+				lines++
+				if m.legend(p) != "" {
+					lines++
+				}
+			}
+		}
+		tallest = max(tallest, lines)
+	}
+	// Its widest rigid line: a partition's line with its HW and LSO (the
+	// reason the LSO is held may go under it), or the consumers side by
+	// side, each as wide as its widest line in its long form.
+	wide, col := 0, minColumn
+	for _, p := range f.parts {
+		main, _ := m.partLine(p)
+		wide = max(wide, ansi.StringWidth(main))
+	}
+	for i := range f.cons {
+		for _, l := range m.consumer(&f.cons[i], 1<<20, 1<<20) {
+			col = max(col, ansi.StringWidth(l))
+		}
+	}
+	// A strip of offsets can be as long as the log: it shortens itself,
+	// so a column asks for no more than two minimum columns.
+	col = min(col, 2*minColumn)
+	wide = max(wide, cols*col+cols-1)
+	m.need = panel.Need{Width: wide, Height: len(top) + rows*tallest}
 	var blocks []string
 	y := 0
 	for r := 0; r < rows; r++ {

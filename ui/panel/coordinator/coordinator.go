@@ -34,6 +34,7 @@ type Model struct {
 	w, h  int
 	facts facts
 	view  string
+	need  panel.Need
 }
 
 // New returns an empty panel.
@@ -47,6 +48,9 @@ func (m *Model) SetData(d panel.Data) { m.facts = collect(&d); m.render() }
 
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
+
+// Need is the room the panel's content asks for at its current width.
+func (m Model) Need() panel.Need { return m.need }
 
 // facts is what the panel shows, decided from one frame.
 type facts struct {
@@ -243,6 +247,7 @@ type line struct {
 }
 
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
@@ -287,13 +292,31 @@ func (m *Model) render() {
 			ls = append(ls, line{s, 20 + min(i, 9)})
 		}
 	}
+	// A line too long for the panel continues under its text rather than
+	// losing its end; it stays one unit when lines are squeezed out.
+	n := 0
+	for i := range ls {
+		plain := ansi.Strip(ls[i].s)
+		indent := len(plain) - len(strings.TrimLeft(plain, " ")) + 2
+		ls[i].s = strings.Join(box.Reflow(ls[i].s, m.w, indent), "\n")
+		n += strings.Count(ls[i].s, "\n") + 1
+	}
+	m.need = panel.Need{Height: n} // its lines flow to any width
 	m.view = box.Fit(strings.Join(squeeze(ls, m.h), "\n"), m.w, m.h)
 }
 
 // squeeze drops the least important lines (the last of them first) until
-// the rest fit in h lines, and blank lines at the ends.
+// the rest fit in h lines, and blank lines at the ends. A line may hold
+// several rows (a wrapped one); it goes or stays whole.
 func squeeze(ls []line, h int) []string {
-	for len(ls) > h {
+	rows := func() int {
+		n := 0
+		for _, l := range ls {
+			n += strings.Count(l.s, "\n") + 1
+		}
+		return n
+	}
+	for len(ls) > 0 && rows() > h {
 		lo := 0
 		for i := range ls {
 			if ls[i].prio <= ls[lo].prio {

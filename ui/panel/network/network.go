@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/eoslab/eoslab/ui/panel"
@@ -23,6 +25,9 @@ type Model struct {
 	w, h int
 	d    panel.Data
 	view string
+	want int // the widest line it would draw on one line
+	wrap int // the width long lines are wrapped to (see render)
+	need panel.Need
 }
 
 // New returns an empty panel.
@@ -37,7 +42,11 @@ func (m *Model) SetData(d panel.Data) { m.d = d; m.render() }
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
 
+// Need is the room the panel's content asks for at its current width.
+func (m Model) Need() panel.Need { return m.need }
+
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
@@ -46,31 +55,56 @@ func (m *Model) render() {
 		m.view = box.Fit("", m.w, m.h)
 		return
 	}
+	// Long lines continue on the next while everything on the wire stays
+	// in view; short of rows, they keep one line each and are cut instead.
+	lines := m.lines(m.w)
+	m.need = panel.Need{Width: m.want, Height: len(lines)}
+	if len(lines) > m.h {
+		lines = m.lines(1 << 20)
+	}
+	m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
+}
+
+// lines draws the faults, the lost messages and the lanes, wrapping long
+// lines at width w.
+func (m *Model) lines(w int) []string {
+	m.wrap = w
 	var client, fetch []string
+	m.want = 0
 	for _, f := range m.d.Snap.Faults {
-		client = append(client, m.st.Warn.Render("⚑ armed: "+f))
+		m.want = max(m.want, ansi.StringWidth("⚑ armed: "+f))
+		for _, l := range box.Reflow("⚑ armed: "+f, m.wrap, 2) {
+			client = append(client, m.st.Warn.Render(l))
+		}
 	}
 	for _, e := range m.vanished() {
-		client = append(client, m.st.Lost.Render(fmt.Sprintf("%s ──%s #%d──✗ lost on the way to %s",
-			short(e.Str("from")), e.Str("api"), e.Int("message"), short(e.Str("to")))))
+		items := []string{fmt.Sprintf("%s ──%s #%d──✗", short(e.Str("from")), e.Str("api"), e.Int("message")), "lost on the way to " + short(e.Str("to"))}
+		m.want = max(m.want, ansi.StringWidth(strings.Join(items, " ")))
+		for _, l := range box.Pack(items, " ", m.wrap, 3) {
+			client = append(client, m.st.Lost.Render(l))
+		}
 	}
 	for _, mv := range m.d.Snap.InFlight {
-		line := m.lane(mv)
+		lines := m.lane(mv)
 		if strings.HasPrefix(mv.From, "broker") && strings.HasPrefix(mv.To, "broker") {
-			fetch = append(fetch, m.st.Faint.Render(line))
+			for _, l := range lines {
+				fetch = append(fetch, m.st.Faint.Render(l))
+			}
 			continue
 		}
-		client = append(client, line)
+		client = append(client, lines...)
 	}
 	lines := append(client, fetch...)
 	if len(lines) == 0 {
 		lines = []string{m.st.Muted.Render("nothing on the wire")}
 	}
-	m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
+	return lines
 }
 
-// lane draws one message: sender ──API #id──▶ receiver, due time, summary.
-func (m *Model) lane(mv sim.MessageView) string {
+// lane draws one message: sender ──API #id──▶ receiver, due time,
+// summary; a lane too long for the panel continues on the next line,
+// indented, rather than losing its end.
+func (m *Model) lane(mv sim.MessageView) []string {
 	api := mv.API
 	if mv.Response {
 		api += " answer"
@@ -83,21 +117,25 @@ func (m *Model) lane(mv sim.MessageView) string {
 	case mv.Delayed:
 		note = " delayed"
 	}
-	s := fmt.Sprintf("%s ──%s #%d%s %s  at %s%s", short(mv.From), api, mv.ID, arrow, short(mv.To), trace.FormatTime(mv.DueMs), note)
+	items := []string{fmt.Sprintf("%s ──%s #%d%s %s", short(mv.From), api, mv.ID, arrow, short(mv.To)), "at " + trace.FormatTime(mv.DueMs) + note}
 	if sum := mv.Summary; sum != "" {
 		// "acks=-1 [orders-0 batch #1 …]": the batches are what matter.
 		if i, j := strings.IndexByte(sum, '['), strings.LastIndexByte(sum, ']'); i >= 0 && j > i {
 			sum = sum[i+1 : j]
 		}
-		s += "  " + sum
+		items = append(items, sum)
 	}
-	switch {
-	case mv.Lost:
-		return m.st.Lost.Render(s)
-	case mv.Delayed:
-		return m.st.Warn.Render(s)
+	m.want = max(m.want, ansi.StringWidth(strings.Join(items, "  ")))
+	out := box.Pack(items, "  ", m.wrap, 3)
+	for i, l := range out {
+		switch {
+		case mv.Lost:
+			out[i] = m.st.Lost.Render(l)
+		case mv.Delayed:
+			out[i] = m.st.Warn.Render(l)
+		}
 	}
-	return s
+	return out
 }
 
 // vanished lists the messages lost in the step just shown.

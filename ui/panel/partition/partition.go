@@ -176,6 +176,9 @@ func (m *Model) render() {
 	}
 	if m.h-len(heads)-len(replicas) < min(n, 4) {
 		replicas = box.Pack(summary(m.st, pv), " · ", m.w, 0)
+		if pv.Leader != 0 {
+			heads = box.Pack(head[:3], " · ", m.w, 2) // the summary marks the ISR
+		}
 	}
 	m.need = panel.Need{Width: max(widest(head, " · "), logW, widest(all, "")), Height: len(heads) + n + len(all)}
 	// Short of room, the oldest batches give way, whole; the watermark
@@ -183,7 +186,17 @@ func (m *Model) render() {
 	room := m.h - len(heads) - len(replicas)
 	dropped := make([]bool, len(groups))
 	cut := 0
-	for i := 0; i < len(groups) && n+min(cut, 1) > room; i++ {
+	earlier := func(cut int) string { return m.st.Muted.Render(fmt.Sprintf("… %d earlier", cut)) }
+	inHead := func(cut int) bool {
+		return ansi.StringWidth(heads[len(heads)-1])+3+ansi.StringWidth(earlier(cut)) <= m.w
+	}
+	costs := func() int { // the line the count takes when the header has no room for it
+		if cut == 0 || inHead(cut) {
+			return 0
+		}
+		return 1
+	}
+	for i := 0; i < len(groups) && n+costs() > room; i++ {
 		if groups[i].mark {
 			continue
 		}
@@ -193,7 +206,13 @@ func (m *Model) render() {
 	}
 	var log []string
 	if cut > 0 {
-		log = append(log, m.st.Muted.Render(fmt.Sprintf("  … %d earlier batch(es)", cut)))
+		// Said at the end of the header when it fits there, so that the
+		// line it would take goes to a batch.
+		if inHead(cut) {
+			heads[len(heads)-1] += " · " + earlier(cut)
+		} else {
+			log = append(log, m.st.Muted.Render(fmt.Sprintf("  … %d earlier batch(es)", cut)))
+		}
 	}
 	for i, g := range groups {
 		if !dropped[i] {

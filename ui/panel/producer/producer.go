@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/panel"
 	"github.com/eoslab/eoslab/ui/styles"
@@ -20,6 +22,9 @@ type Model struct {
 	w, h int
 	d    panel.Data
 	view string
+	want int // the widest line it would draw on one line
+	wrap int // the width long lines are wrapped to (see render)
+	need panel.Need
 }
 
 // New returns an empty panel.
@@ -33,6 +38,9 @@ func (m *Model) SetData(d panel.Data) { m.d = d; m.render() }
 
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
+
+// Need is the room the panel's content asks for at its current width.
+func (m Model) Need() panel.Need { return m.need }
 
 // glyph marks a batch state so that colour is not needed to read it.
 func glyph(state string) string {
@@ -54,6 +62,7 @@ func glyph(state string) string {
 }
 
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
@@ -62,13 +71,30 @@ func (m *Model) render() {
 		m.view = box.Fit(m.st.Muted.Render("no producer yet (try :producer p1)"), m.w, m.h)
 		return
 	}
-	var lines []string
-	for i := range m.d.Snap.Producers {
-		lines = append(lines, m.producer(i)...)
+	// Long lines continue on the next while that leaves every producer in
+	// view; short of rows, they keep one line each and are cut instead.
+	m.want = 0
+	lines := m.lines(m.w)
+	m.need = panel.Need{Width: m.want, Height: len(lines)}
+	if len(lines) > m.h {
+		lines = m.lines(1 << 20)
 	}
 	m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
 
+// lines draws every producer, wrapping long lines at width w.
+func (m *Model) lines(w int) []string {
+	m.wrap = w
+	var lines []string
+	for i := range m.d.Snap.Producers {
+		lines = append(lines, m.producer(i)...)
+	}
+	return lines
+}
+
+// producer draws one client: its name and mode, then a line per partition
+// and its recent batches. A line too long for the panel continues under
+// its text rather than being cut; counts that are zero are left out.
 func (m *Model) producer(i int) []string {
 	p := &m.d.Snap.Producers[i]
 	name := m.st.Producer(i).Bold(true).Render(p.Name)
@@ -77,32 +103,50 @@ func (m *Model) producer(i int) []string {
 	} else {
 		name = " " + name
 	}
-	head := fmt.Sprintf("%s %s", name, modeText(p))
+	head := []string{name}
+	if mode := modeText(p); mode != "" {
+		head[0] += " " + mode
+	}
 	switch {
 	case p.Failed:
-		head += m.st.Bad.Render(" ✗ not started (configuration error)")
+		head = append(head, m.st.Bad.Render("✗ not started (configuration error)"))
 	case p.FatalError != "":
-		head += m.st.Bad.Render(" ✗ fatal " + p.FatalError)
+		head = append(head, m.st.Bad.Render("✗ fatal "+p.FatalError))
 	}
 	if p.Paused {
-		head += m.st.Fenced.Render(" ⏸ paused")
+		head = append(head, m.st.Fenced.Render("⏸ paused"))
 	}
-	out := []string{head}
+	out := box.Pack(head, " ", m.wrap, 3)
+	m.want = max(m.want, ansi.StringWidth(strings.Join(head, " ")))
 	for _, pp := range p.Partitions {
 		acked := "none acked"
 		if pp.LastAckedSeq >= 0 {
 			acked = fmt.Sprintf("acked ≤%d @%d", pp.LastAckedSeq, pp.LastAckedOffset)
 		}
-		out = append(out, m.st.Muted.Render(fmt.Sprintf("   %s next seq %d · %s · %d queued · %d in flight",
-			pp.TP, pp.NextSeq, acked, pp.Queued, pp.Outstanding)))
+		items := []string{fmt.Sprintf("   %s next seq %d", pp.TP, pp.NextSeq), acked}
+		if pp.Queued > 0 {
+			items = append(items, fmt.Sprintf("%d queued", pp.Queued))
+		}
+		if pp.Outstanding > 0 {
+			items = append(items, fmt.Sprintf("%d in flight", pp.Outstanding))
+		}
+		m.want = max(m.want, ansi.StringWidth(strings.Join(items, " · ")))
+		for _, l := range box.Pack(items, " · ", m.wrap, 5) {
+			out = append(out, m.st.Muted.Render(l))
+		}
 	}
 	if bs := batches(p, m.w-3); bs != "" {
-		out = append(out, "   "+bs)
+		// Older batches make way for newer ones on the line; the newest
+		// alone, if too long, continues on the next.
+		out = append(out, box.Reflow("   "+bs, m.wrap, 6)...)
 	}
 	return out
 }
 
 func modeText(p *sim.ProducerView) string {
+	if p.Failed {
+		return p.Mode // it never asked for an id; the head says why
+	}
 	if p.ProducerID < 0 {
 		if p.Mode == "plain" {
 			return "plain · no id: a retry can duplicate"

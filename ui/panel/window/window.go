@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/eoslab/eoslab/engine/producerstate"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -26,6 +28,7 @@ type Model struct {
 	w, h int
 	d    panel.Data
 	view string
+	need panel.Need
 }
 
 // New returns an empty panel.
@@ -39,6 +42,9 @@ func (m *Model) SetData(d panel.Data) { m.d = d; m.render() }
 
 // View renders the panel's inside.
 func (m Model) View() string { return m.view }
+
+// Need is the room the panel's content asks for at its current width.
+func (m Model) Need() panel.Need { return m.need }
 
 // branch is one check of the tree, in Kafka's order, with its answers.
 type branch struct {
@@ -60,6 +66,7 @@ func tree() []branch {
 }
 
 func (m *Model) render() {
+	m.need = panel.Need{}
 	if m.w <= 0 || m.h <= 0 {
 		m.view = ""
 		return
@@ -71,18 +78,51 @@ func (m *Model) render() {
 	}
 	dec := m.decision(pv.Name)
 	pid := m.producerID(dec)
-	var lines []string
-	lines = append(lines, m.header(pv, pid, dec))
-	lines = append(lines, m.remembered(pv, pid, dec)...)
-	if dec != nil {
-		lines = append(lines, m.incoming(dec))
-		lines = append(lines, m.tree(dec.Decision)...)
-		lines = append(lines, strings.Split(box.Wrap(m.verdict(dec), m.w), "\n")...)
-	} else {
-		lines = append(lines, m.st.Muted.Render("no decision on "+pv.Name+" yet: the tree lights up when a leader judges a batch"))
+	head := box.Reflow(m.header(pv, pid, dec), m.w, 2)
+	if dec == nil {
+		lines := append(head, m.remembered(pv, pid, dec, false)...)
+		lines = append(lines, box.Reflow(m.st.Muted.Render("no decision on "+pv.Name+" yet: the tree lights up when a leader judges a batch"), m.w, 0)...)
+		m.need = panel.Need{Width: m.want(pv, pid, dec), Height: len(lines)}
+		m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
+		return
+	}
+	// The verdict is what the panel is for: it is drawn whole, and when
+	// rows are short the rest gives way — first the batches the incoming
+	// one does not match, then the checks never asked, folded into one
+	// line, then the header and the window — before anything is cut.
+	verdict := box.Reflow(m.verdict(dec), m.w, 0)
+	incoming := box.Reflow(m.incoming(dec), m.w, 2)
+	// The first way of folding that fits without the answers' extra
+	// lines is kept; the rows left then go to those lines.
+	build := func(fold folding, spare int) []string {
+		head, mem := head, m.remembered(pv, pid, dec, fold.others)
+		if fold.head {
+			head, mem = nil, nil
+		}
+		checks := m.tree(dec.Decision, fold.unasked, len(tree())+spare)
+		return append(append(append(append(append([]string{}, head...), mem...), incoming...), checks...), verdict...)
+	}
+	// What it needs: every line, the answers not taken counted rather
+	// than listed on lines of their own (those only take rows to spare).
+	m.need = panel.Need{Width: m.want(pv, pid, dec), Height: len(build(folding{}, 0))}
+	var fold folding
+	for _, fold = range []folding{{}, {others: true}, {true, true, false}, {true, true, true}} {
+		if len(build(fold, 0)) <= m.h {
+			break
+		}
+	}
+	lines := build(fold, max(m.h-len(build(fold, 0)), 0))
+	if len(lines) > m.h {
+		// Still too tall: keep the verdict and the path that leads to it.
+		lines = lines[len(lines)-m.h:]
 	}
 	m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
 }
+
+// folding is what the panel leaves out when rows are short: the batches
+// the incoming one does not match, the checks never asked (one line for
+// all), the header and window.
+type folding struct{ others, unasked, head bool }
 
 // decision is the latest produce decision on the partition, if it carries
 // the checks it made.
@@ -139,18 +179,13 @@ func (m *Model) header(pv *sim.PartitionView, pid int64, dec *trace.Event) strin
 }
 
 // remembered lists the window oldest first, marking the batch that
-// matches the incoming one.
-func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event) []string {
-	var entry *sim.ProducerStateView
-	for i := range pv.Producers {
-		if pv.Producers[i].ProducerID == pid {
-			entry = &pv.Producers[i]
-		}
-	}
+// matches the incoming one; folded, it keeps only that batch.
+func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event, fold bool) []string {
+	entry := m.entry(pv, pid)
 	if entry == nil {
-		return []string{m.st.Muted.Render("  nothing remembered for it here (an unknown producer id)")}
+		return box.Reflow(m.st.Muted.Render("  nothing remembered for it here (an unknown producer id)"), m.w, 2)
 	}
-	out := []string{m.st.Muted.Render(fmt.Sprintf("  epoch %d, last seq %d; %d of 5 kept (seq → offsets):", entry.Epoch, entry.LastSeq, len(entry.Batches)))}
+	out := box.Reflow(m.st.Muted.Render(fmt.Sprintf("  epoch %d, last seq %d; %d of 5 kept (seq → offsets):", entry.Epoch, entry.LastSeq, len(entry.Batches))), m.w, 2)
 	var in *producerstate.Batch
 	if dec != nil && dec.Int("producer_id") == pid {
 		in = &dec.Decision.Batch
@@ -158,17 +193,64 @@ func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event) [
 	for i, b := range entry.Batches {
 		line := fmt.Sprintf("  %d  %-9s → %-11s", i+1,
 			fmt.Sprintf("%d-%d", b.FirstSeq, b.LastSeq), fmt.Sprintf("%d-%d", b.FirstOffset, b.LastOffset))
-		if in != nil && b.FirstSeq == in.BaseSeq && b.LastSeq == in.LastSeq() {
-			verdict := dec.Str("outcome")
-			note := "◀ incoming: appended"
-			if verdict == "duplicate" {
-				note = "◀ = incoming: duplicate"
+		if in == nil || b.FirstSeq != in.BaseSeq || b.LastSeq != in.LastSeq() {
+			if !fold {
+				out = append(out, line)
 			}
-			line = m.st.Outcome(verdict).Render(line + note)
+			continue
 		}
-		out = append(out, line)
+		verdict := dec.Str("outcome")
+		note := "◀ incoming: appended"
+		if verdict == "duplicate" {
+			note = "◀ = incoming: duplicate"
+		}
+		for _, l := range box.Pack([]string{line, note}, "", m.w, 5) {
+			out = append(out, m.st.Outcome(verdict).Render(l))
+		}
 	}
 	return out
+}
+
+// entry is the leader's memory of producer id pid on the partition.
+func (m *Model) entry(pv *sim.PartitionView, pid int64) *sim.ProducerStateView {
+	var entry *sim.ProducerStateView
+	for i := range pv.Producers {
+		if pv.Producers[i].ProducerID == pid {
+			entry = &pv.Producers[i]
+		}
+	}
+	return entry
+}
+
+// want is how wide the panel's widest line is when nothing wraps: the
+// header, the window's rows, the incoming batch and each check with every
+// answer it has (the verdict flows to any width).
+func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event) int {
+	n := ansi.StringWidth(m.header(pv, pid, dec))
+	if dec == nil {
+		return n
+	}
+	n = max(n, ansi.StringWidth(m.incoming(dec)), 2+1+2+9+3+11+len("◀ = incoming: duplicate"))
+	for _, br := range tree() {
+		taken := dec.Decision.Path.Result(br.check)
+		if taken == 0 {
+			continue
+		}
+		var others []string
+		for _, a := range br.answers {
+			if a != taken {
+				others = append(others, short(a))
+			}
+		}
+		// "├ sequence?     ▸✓ next  gap · overlap · …": the answers not
+		// taken can go on lines of their own, one at least on the first.
+		longest := 0
+		for _, o := range others {
+			longest = max(longest, len(o))
+		}
+		n = max(n, 15+1+3+len(short(taken))+2+longest)
+	}
+	return n
 }
 
 func (m *Model) incoming(dec *trace.Event) string {
@@ -182,11 +264,16 @@ func (m *Model) incoming(dec *trace.Event) string {
 }
 
 // tree draws the checks in Kafka's order; the answer the engine took is
-// lit and marked, the others listed faintly, unasked checks dashed.
-func (m *Model) tree(d *producerstate.Decision) []string {
+// lit and marked, the others listed faintly, unasked checks dashed
+// (folded, in one line). The answers not taken continue on the next line
+// while spare rows last (room less the five checks), else as many as fit
+// are listed and the rest counted.
+func (m *Model) tree(d *producerstate.Decision, fold bool, room int) []string {
 	branches := tree()
+	spare := room - len(branches)
 	out := make([]string, 0, len(branches))
 	last := d.Path.Len() - 1
+	var unasked []string
 	for i, br := range branches {
 		prefix := "├ "
 		if i == 0 {
@@ -197,6 +284,10 @@ func (m *Model) tree(d *producerstate.Decision) []string {
 		taken := d.Path.Result(br.check)
 		label := fmt.Sprintf("%s%-13s", prefix, br.label)
 		if taken == 0 {
+			if fold {
+				unasked = append(unasked, br.label)
+				continue
+			}
 			out = append(out, m.st.Faint.Render(label+" — not asked"))
 			continue
 		}
@@ -213,7 +304,66 @@ func (m *Model) tree(d *producerstate.Decision) []string {
 				others = append(others, short(a))
 			}
 		}
-		out = append(out, label+" "+style.Bold(true).Render("▸"+mark+short(taken))+m.st.Faint.Render("  "+strings.Join(others, " · ")))
+		lead := label + " " + style.Bold(true).Render("▸"+mark+short(taken))
+		lines := m.answers(lead, others, spare)
+		spare -= len(lines) - 1
+		out = append(out, lines...)
+	}
+	if len(unasked) > 0 {
+		out = append(out, m.st.Faint.Render("└ "+strings.Join(unasked, " ")+" — not asked"))
+	}
+	return out
+}
+
+// answers puts the answers not taken after lead, faint: on the same line
+// and, while spare rows last, on lines under it; what still does not fit
+// is counted ("+3").
+func (m *Model) answers(lead string, others []string, spare int) []string {
+	const indent = 16 // under the answer taken
+	lines := [][]string{nil}
+	room := []int{m.w - ansi.StringWidth(lead) - 2}
+	used := 0
+	for i, a := range others {
+		sep := 0
+		if len(lines[len(lines)-1]) > 0 {
+			sep = 3
+		}
+		if used+sep+len(a) <= room[len(room)-1] {
+			lines[len(lines)-1] = append(lines[len(lines)-1], a)
+			used += sep + len(a)
+			continue
+		}
+		if spare > 0 && indent+len(a) <= m.w {
+			spare--
+			lines = append(lines, []string{a})
+			room = append(room, m.w-indent)
+			used = len(a)
+			continue
+		}
+		// Out of rows: count the rest, making room for the count.
+		last := lines[len(lines)-1]
+		rest := len(others) - i
+		for len(last) > 0 && used+len(fmt.Sprintf(" +%d", rest)) > room[len(room)-1] {
+			used -= len(last[len(last)-1])
+			if len(last) > 1 {
+				used -= 3
+			}
+			last, rest = last[:len(last)-1], rest+1
+		}
+		lines[len(lines)-1] = append(last, fmt.Sprintf("+%d", rest))
+		break
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		text := strings.Join(l, " · ")
+		if n := len(l); n > 1 && strings.HasPrefix(l[n-1], "+") {
+			text = strings.Join(l[:n-1], " · ") + " " + l[n-1]
+		}
+		if i == 0 {
+			out[i] = lead + m.st.Faint.Render("  "+text)
+			continue
+		}
+		out[i] = strings.Repeat(" ", indent) + m.st.Faint.Render(text)
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/lessons/lesson"
 	"github.com/eoslab/eoslab/ui/keymap"
@@ -109,6 +110,10 @@ func (m *Model) SetData(d panel.Data, pos session.Position, behind bool, p Promp
 
 func samePrompt(a, b Prompt) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
 
+// Unzoom puts a zoomed panel back among the others and reports whether
+// one was zoomed; esc should do this before it leaves the screen.
+func (m *Model) Unzoom() bool { return m.bench.Unzoom() }
+
 // Bench is the panel area (for the app's mouse offsets and tests).
 func (m Model) Bench() workbench.Model { return m.bench }
 
@@ -117,10 +122,11 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	if k, ok := msg.(tea.KeyMsg); ok {
 		switch {
 		case key.Matches(k, m.keys.NarrationDown):
-			m.scroll = min(m.scroll+1, max(len(m.text)-m.textRows(), 0))
+			// A page: the last line shown stays in view above the next.
+			m.scroll = min(m.scroll+m.page(), max(len(m.text)-m.textRows(), 0))
 			return m, nil
 		case key.Matches(k, m.keys.NarrationUp):
-			m.scroll = max(m.scroll-1, 0)
+			m.scroll = max(m.scroll-m.page(), 0)
 			return m, nil
 		}
 	}
@@ -132,6 +138,10 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	m.bench, cmd = m.bench.Update(msg)
 	return m, cmd
 }
+
+// page is how far pgdown and pgup move the narration: the lines shown,
+// less one that stays in view.
+func (m Model) page() int { return max(m.textRows()-1, 1) }
 
 // AskKeys are the keys for what the step asks, first in the help line:
 // the answers of a prediction not yet revealed, a challenge's hint and
@@ -160,10 +170,23 @@ func (m Model) Keys() []key.Binding {
 	return ks
 }
 
-// narrationHeight: a title line, the text, the "next" line. The text gets
-// up to 6 lines on a large screen and 3 on a small one; the rest scrolls.
+// narrationHeight: a title line, the text, the "next" line.
 func (m Model) narrationHeight() int { return 2 + m.textRows() }
 
+// NarrationHeight is how many lines the narration block above the panels
+// takes (for the app's mouse offsets and tests).
+func (m Model) NarrationHeight() int { return m.narrationHeight() }
+
+// The panels keep this many lines under the narration when they are tabs
+// (the tab bar and seven lines of the panel in front).
+const minTabRows = 8
+
+// textRows is how many lines of the step's text (what it asks, then the
+// narration) are shown; the rest scrolls. Where the panels can be a grid
+// under it, the text gets up to 6 lines on a large screen and 3 on a small
+// one, plus room for what the step asks. Where the panels are tabs anyway
+// (80×24, 100×30), the narration comes first: it gets every line it needs
+// while the panel in front keeps minTabRows.
 func (m Model) textRows() int {
 	limit := 3
 	if m.h >= 34 {
@@ -174,6 +197,9 @@ func (m Model) textRows() int {
 	}
 	if len(m.prompt.Hints) > 0 || m.prompt.Complete {
 		limit++ // and for the hints or the challenge's verdict
+	}
+	if m.w < workbench.GridWidth || m.h-2-limit < workbench.GridHeight {
+		limit = max(limit, m.h-2-minTabRows)
 	}
 	return max(min(len(m.text), limit), 1)
 }
@@ -207,10 +233,20 @@ func (m Model) View() string {
 	head := box.Line(m.st.Title.Render(title)+m.st.Muted.Render("  ·  "+step), m.w)
 	rows := m.textRows()
 	end := min(m.scroll+rows, len(m.text))
-	text := strings.Join(m.text[m.scroll:end], "\n")
+	shown := m.text[m.scroll:end]
 	if end < len(m.text) {
-		text += m.st.Muted.Render(fmt.Sprintf("  ▾ %d more line(s): pgdown", len(m.text)-end))
+		// What is below, on the last line if it fits there, else instead
+		// of that line.
+		more := m.st.Muted.Render(fmt.Sprintf("▾ %d more line(s): pgdown", len(m.text)-end))
+		last := len(shown) - 1
+		if ansi.StringWidth(shown[last])+2+ansi.StringWidth(more) <= m.w {
+			shown = append(shown[:last:last], shown[last]+"  "+more)
+		} else {
+			more = m.st.Muted.Render(fmt.Sprintf("▾ %d more line(s): pgdown", len(m.text)-end+1))
+			shown = append(shown[:last:last], more)
+		}
 	}
+	text := strings.Join(shown, "\n")
 	return box.Stack(head, box.Fit(text, m.w, rows), box.Line(m.next(), m.w), m.bench.View())
 }
 

@@ -4,15 +4,36 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/eoslab/eoslab/lessons/lesson"
+	"github.com/eoslab/eoslab/ui/widget/box"
 )
 
 // promptLines draws what the step asks: a prediction with its choices
 // (marked ✓ ✗ by the engine once revealed, with the chapter's score), a
 // challenge's live checklist with the hints revealed and its verdict,
 // the step's expectations once it has played out. Marks are glyphs and
-// words, not colour alone.
+// words, not colour alone. A line too long for the screen continues under
+// its text: a goal's failing predicate is what the learner acts on.
 func (m *Model) promptLines() []string {
+	var out []string
+	for _, l := range m.asked() {
+		plain := ansi.Strip(l)
+		indent := len(plain) - len(strings.TrimLeft(plain, " ▸"))
+		switch t := strings.TrimLeft(plain, " ▸"); {
+		case strings.HasPrefix(t, "✓ "), strings.HasPrefix(t, "✗ "), strings.HasPrefix(t, "? "):
+			indent += 2
+		case len(t) > 2 && t[1] == ')':
+			indent += 3
+		}
+		out = append(out, box.Reflow(l, m.w, indent)...)
+	}
+	return out
+}
+
+// asked is promptLines before they are fitted to the width.
+func (m *Model) asked() []string {
 	p := m.prompt
 	var out []string
 	if p.Question != "" {

@@ -43,6 +43,10 @@ func (m *Model) SetData(d panel.Data, behind bool) {
 	m.bench.SetData(d)
 }
 
+// Unzoom puts a zoomed panel back among the others and reports whether
+// one was zoomed; esc should do this before it leaves the screen.
+func (m *Model) Unzoom() bool { return m.bench.Unzoom() }
+
 // Bench is the panel area.
 func (m Model) Bench() workbench.Model { return m.bench }
 

@@ -170,7 +170,7 @@ func unwrap(md string) string {
 			continue
 		}
 		n := len(out)
-		if !fenced && n > 0 && plain(l) && plain(out[n-1]) {
+		if !fenced && n > 0 && plain(out[n-1]) && (plain(l) || lazyNumber(l)) {
 			out[n-1] += " " + t
 			continue
 		}
@@ -205,6 +205,19 @@ func plain(l string) bool {
 		i++
 	}
 	return !(i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')'))
+}
+
+// lazyNumber reports whether l starts like an ordered list item other
+// than "1." ("2. p2 was told…"): in CommonMark only a list starting at 1
+// may interrupt a paragraph, so after paragraph text such a line is more
+// of the paragraph (a sentence that began with a number at a line end).
+func lazyNumber(l string) bool {
+	t := strings.TrimSpace(l)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(t) && (t[i] == '.' || t[i] == ')') && t[:i] != "1"
 }
 
 // rule reports whether t is one character repeated (spaces aside): a

@@ -51,7 +51,7 @@ func TestUnwrapJoinsLinesStartingWithInlineCode(t *testing.T) {
 }
 
 // The narration reads as text, not as its Markdown source: in chapters 1,
-// 2 and 4 (and their hints), at the widths the lesson screen gives it on
+// 2 and 4 (and their hints), and 18 (a line starting "2. p2"), at the widths the lesson screen gives it on
 // terminals of 80, 100 and 120 columns, no ** or * or ` mark is left,
 // and every paragraph is reflowed to the width rather than broken where
 // the source file's lines end. Fails with glamour's ASCII style (which
@@ -64,7 +64,7 @@ func TestNarrationRendersAndReflows(t *testing.T) {
 	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI256} {
 		r := New(p, Colours{Text: "252", Accent: "39", Shade: "236", Faint: "240"})
 		for _, l := range ls {
-			if l.Number != 1 && l.Number != 2 && l.Number != 4 {
+			if l.Number != 1 && l.Number != 2 && l.Number != 4 && l.Number != 18 {
 				continue
 			}
 			texts := map[string]string{"introduction": l.Intro}
@@ -159,5 +159,15 @@ func TestReflowKeepsHyphenatedWordsAndHangsListItems(t *testing.T) {
 	got = Reflow("• a list item long enough to wrap", 16)
 	if got != "• a list item\n  long enough to\n  wrap" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// A paragraph line that starts with a number ("2. p2 was told…", chapter
+// 18) is more of the paragraph: only "1." may start a list there.
+func TestUnwrapJoinsALineStartingWithANumber(t *testing.T) {
+	got := unwrap("so the marker carries epoch\n2. `p2` was told to wait, asked\nagain later.\n\n1. a list\n2. item")
+	want := "so the marker carries epoch 2. `p2` was told to wait, asked again later.\n\n1. a list\n2. item"
+	if got != want {
+		t.Fatalf("got  %q\nwant %q", got, want)
 	}
 }
