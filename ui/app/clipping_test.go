@@ -42,7 +42,8 @@ func playedOut(t *testing.T, m Model, step int) Model {
 }
 
 // clipFrames are the frames the issue names: a duplicate, a zombie fenced,
-// an LSO block, a challenge's checklist and a marker in the log.
+// an LSO block, a challenge's checklist and a marker in the log; and an
+// append's decision tree and the panels' empty states.
 var clipFrames = []clipFrame{
 	// Chapter 8 step 3: the retry of a batch whose answer was lost, and
 	// the window's verdict that it is a duplicate of offsets 5-6.
@@ -78,6 +79,8 @@ var clipFrames = []clipFrame{
 			"pause p1", "producer p2 transactional=payments", "run", "begin p2", "send p2 orders-0 1", "commit p2", "run",
 			"resume p1", "send p1 orders-0 1", "commit p1", "run", "abort p1", "run")
 	}},
+	// A fresh sandbox: every panel says what it is waiting for.
+	{"empty", func(t *testing.T, w, h int) Model { return sandboxAt(t, w, h) }},
 	// Chapter 18 step 3: p1's aborted records, the ABORT marker, p2's
 	// committed record and the COMMIT marker in the partition log.
 	{"markers", func(t *testing.T, w, h int) Model {

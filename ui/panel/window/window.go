@@ -80,7 +80,10 @@ func (m *Model) render() {
 	pid := m.producerID(dec)
 	head := box.Reflow(m.header(pv, pid, dec), m.w, 2)
 	if dec == nil {
-		lines := append(head, m.remembered(pv, pid, dec, false)...)
+		lines := head
+		if pid >= 0 {
+			lines = append(lines, m.remembered(pv, pid, dec, false)...)
+		}
 		lines = append(lines, box.Reflow(m.st.Muted.Render("no decision on "+pv.Name+" yet: the tree lights up when a leader judges a batch"), m.w, 0)...)
 		m.need = panel.Need{Width: m.want(pv, pid, dec), Height: len(lines)}
 		m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)

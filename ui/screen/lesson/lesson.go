@@ -230,7 +230,13 @@ func (m Model) View() string {
 			step += ": " + t
 		}
 	}
-	head := box.Line(m.st.Title.Render(title)+m.st.Muted.Render("  ·  "+step), m.w)
+	head := m.st.Title.Render(title) + m.st.Muted.Render("  ·  "+step)
+	if ansi.StringWidth(head) > m.w {
+		// Narrow: the step is what the learner is on; the chapter's title
+		// is on the chapter list.
+		head = m.st.Title.Render(fmt.Sprintf("Chapter %d", m.lesson.Number)) + m.st.Muted.Render("  ·  "+step)
+	}
+	head = box.Line(head, m.w)
 	rows := m.textRows()
 	end := min(m.scroll+rows, len(m.text))
 	shown := m.text[m.scroll:end]

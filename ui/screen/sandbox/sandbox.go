@@ -7,6 +7,7 @@ package sandbox
 import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/panel"
@@ -66,15 +67,31 @@ func (m Model) Keys() []key.Binding { return m.bench.Keys() }
 
 // View draws a hint line above the panels.
 func (m Model) View() string {
-	hint := m.st.Title.Render("Sandbox") + m.st.Muted.Render("  ·  ")
+	return box.Stack(box.Line(m.hint(), m.w), m.bench.View())
+}
+
+// hint is the line above the panels, in the longest form that fits: a
+// narrow terminal gets the short one rather than a cut one.
+func (m Model) hint() string {
+	head := m.st.Title.Render("Sandbox") + m.st.Muted.Render("  ·  ")
+	var forms []string
 	switch {
 	case m.empty:
-		hint += "press : and type a command, e.g. " + m.st.Accent.Render("producer p1") + ", " +
-			m.st.Accent.Render("send p1 orders-0 2") + ", then → to step"
+		forms = []string{"press : and type a command, e.g. " + m.st.Accent.Render("producer p1") + ", " +
+			m.st.Accent.Render("send p1 orders-0 2") + ", then → to step",
+			": a command (" + m.st.Accent.Render("producer p1") + ", " + m.st.Accent.Render("send p1 orders-0 2") + "), → steps"}
 	case m.behind:
-		hint += m.st.Warn.Render("in the past: → redoes; a command or fault key forks a new timeline")
+		forms = []string{m.st.Warn.Render("in the past: → redoes; a command or fault key forks a new timeline"),
+			m.st.Warn.Render("in the past: → redoes; acting forks")}
 	default:
-		hint += "→ steps · fault keys act on the focused producer and partition · :save FILE keeps this as a script"
+		forms = []string{"→ steps · fault keys act on the focused producer and partition · :save FILE keeps this as a script",
+			"→ steps · fault keys act on the focused producer and partition",
+			"→ steps · fault keys act on the producer in focus"}
 	}
-	return box.Stack(box.Line(hint, m.w), m.bench.View())
+	for _, f := range forms {
+		if ansi.StringWidth(head+f) <= m.w {
+			return head + f
+		}
+	}
+	return head + forms[len(forms)-1]
 }
