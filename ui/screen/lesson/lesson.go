@@ -37,6 +37,8 @@ type Model struct {
 
 	text   []string // the rendered narration of the shown step, by line
 	scroll int
+	head   string // the title line, composed by frame
+	page   string // the lines of text in view, composed by frame
 	shown  int // the lesson step whose narration is rendered (-2: none yet)
 }
 
@@ -77,6 +79,7 @@ func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.renderNarration()
 	m.bench.SetSize(w, max(h-m.narrationHeight(), 0))
+	m.frame()
 }
 
 // SetData shows a frame of the engine at lesson position pos with what
@@ -106,6 +109,7 @@ func (m *Model) SetData(d panel.Data, pos session.Position, behind bool, p Promp
 		m.bench.SetSize(m.w, max(m.h-m.narrationHeight(), 0))
 	}
 	m.bench.SetData(d)
+	m.frame()
 }
 
 func samePrompt(a, b Prompt) bool { return fmt.Sprint(a) == fmt.Sprint(b) }
@@ -123,10 +127,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		switch {
 		case key.Matches(k, m.keys.NarrationDown):
 			// A page: the last line shown stays in view above the next.
-			m.scroll = min(m.scroll+m.page(), max(len(m.text)-m.textRows(), 0))
+			m.scroll = min(m.scroll+m.pageRows(), max(len(m.text)-m.textRows(), 0))
+			m.frame()
 			return m, nil
 		case key.Matches(k, m.keys.NarrationUp):
-			m.scroll = max(m.scroll-m.page(), 0)
+			m.scroll = max(m.scroll-m.pageRows(), 0)
+			m.frame()
 			return m, nil
 		}
 	}
@@ -139,9 +145,9 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	return m, cmd
 }
 
-// page is how far pgdown and pgup move the narration: the lines shown,
-// less one that stays in view.
-func (m Model) page() int { return max(m.textRows()-1, 1) }
+// pageRows is how far pgdown and pgup move the narration: the lines
+// shown, less one that stays in view.
+func (m Model) pageRows() int { return max(m.textRows()-1, 1) }
 
 // AskKeys are the keys for what the step asks, first in the help line:
 // the answers of a prediction not yet revealed, a challenge's hint and
@@ -222,6 +228,13 @@ func (m *Model) renderNarration() {
 
 // View draws the narration block above the panels.
 func (m Model) View() string {
+	return box.Stack(m.head, box.Fit(m.page, m.w, m.textRows()), box.Line(m.next(), m.w), m.bench.View())
+}
+
+// frame composes the narration block's title line and the lines of text
+// in view, when the step, the size, the prompt or the scroll change (View
+// only joins them).
+func (m *Model) frame() {
 	title := fmt.Sprintf("Chapter %d · %s", m.lesson.Number, m.lesson.Title)
 	step := "introduction"
 	if m.pos.Step >= 0 {
@@ -236,8 +249,9 @@ func (m Model) View() string {
 		// is on the chapter list.
 		head = m.st.Title.Render(fmt.Sprintf("Chapter %d", m.lesson.Number)) + m.st.Muted.Render("  ·  "+step)
 	}
-	head = box.Line(head, m.w)
+	m.head = box.Line(head, m.w)
 	rows := m.textRows()
+	m.scroll = max(min(m.scroll, len(m.text)-rows), 0)
 	end := min(m.scroll+rows, len(m.text))
 	shown := m.text[m.scroll:end]
 	if end < len(m.text) {
@@ -252,8 +266,7 @@ func (m Model) View() string {
 			shown = append(shown[:last:last], more)
 		}
 	}
-	text := strings.Join(shown, "\n")
-	return box.Stack(head, box.Fit(text, m.w, rows), box.Line(m.next(), m.w), m.bench.View())
+	m.page = strings.Join(shown, "\n")
 }
 
 // next says what → will do.
