@@ -14,10 +14,13 @@ import (
 	"github.com/eoslab/eoslab/ui/workbench"
 )
 
-// clipFrame is one representative screen of the lab, rebuilt at any size.
+// clipFrame is one representative screen of the lab, rebuilt at any size,
+// with what it is there to show: texts that must be whole in the regions
+// (panels, the narration) that are on screen at that size.
 type clipFrame struct {
-	name  string
-	build func(t *testing.T, w, h int) Model
+	name     string
+	build    func(t *testing.T, w, h int) Model
+	decisive map[string][]string
 }
 
 // builtinAt opens a built-in chapter at a step (1-based) at w×h.
@@ -53,24 +56,26 @@ var clipFrames = []clipFrame{
 			d := m.Session().Snapshot().LastDecision
 			return d != nil && d.Str("outcome") == "duplicate"
 		})
-	}},
+	}, map[string][]string{"window": {"⇒ DUPLICATE", "nothing appended, answers with the original offsets 5-6"}}},
 	// Chapter 8 step 3 before the answer: the window's tree for the append
 	// of sequences 5-6, its sequence check listing every answer.
-	{"append", func(t *testing.T, w, h int) Model { return builtinAt(t, 8, 3, w, h) }},
+	{"append", func(t *testing.T, w, h int) Model { return builtinAt(t, 8, 3, w, h) },
+		map[string][]string{"window": {"├ sequence?", "▸✓ next", "⇒ APPEND", "at offsets 5-6"}}},
 	// Chapter 18 step 5: the zombie p1's abort answered PRODUCER_FENCED.
 	{"zombie-fenced", func(t *testing.T, w, h int) Model {
 		return playedOut(t, builtinAt(t, 18, 5, w, h), 4)
-	}},
+	}, map[string][]string{"producer": {"✗ fatal PRODUCER_FENCED"}}},
 	// Chapter 19 step 2: the open transaction holds read_committed at LSO 0.
 	{"lso-block", func(t *testing.T, w, h int) Model {
 		m, _ := send(t, builtinAt(t, 19, 2, w, h), keyRunes("3"))
 		return playedOut(t, m, 1)
-	}},
+	}, map[string][]string{"consumers": {"read_committed stops at the LSO", "⏸"}, "partition": {"LSO 0: read_committed stops"}}},
 	// Chapter 2 step 8: the challenge's checklist with both hints shown.
 	{"challenge", func(t *testing.T, w, h int) Model {
 		m, _ := send(t, builtinAt(t, 2, 8, w, h), keyRunes("H"), keyRunes("H"))
 		return m
-	}},
+	}, map[string][]string{"narration": {"events.producer.warning >= 1 (got 0)", `partitions.orders-0.values == ["fast-0", "fast-0"] (got [])`,
+		"hint 2/2: producer fast acks=1, send one record to orders-0, and lose the response before running."}}},
 	// The sandbox after a zombie's late write and abort are refused: the
 	// producers, network and partition log share a row, the log ending
 	// with markers.
@@ -78,14 +83,15 @@ var clipFrames = []clipFrame{
 		return sandboxAt(t, w, h, "producer p1 transactional=payments", "run", "begin p1", "send p1 orders-0 2", "run",
 			"pause p1", "producer p2 transactional=payments", "run", "begin p2", "send p2 orders-0 1", "commit p2", "run",
 			"resume p1", "send p1 orders-0 1", "commit p1", "run", "abort p1", "run")
-	}},
+	}, map[string][]string{"window": {"⇒ APPEND", "at offsets 3-3"}}},
 	// A fresh sandbox: every panel says what it is waiting for.
-	{"empty", func(t *testing.T, w, h int) Model { return sandboxAt(t, w, h) }},
+	{"empty", func(t *testing.T, w, h int) Model { return sandboxAt(t, w, h) }, nil},
 	// Chapter 18 step 3: p1's aborted records, the ABORT marker, p2's
 	// committed record and the COMMIT marker in the partition log.
 	{"markers", func(t *testing.T, w, h int) Model {
 		return playedOut(t, builtinAt(t, 18, 3, w, h), 2)
-	}},
+	}, map[string][]string{"partition": {"p1 id 0 e0 seq 0-1 ✗ aborted", "◆ ABORT marker p1 id 0 e2", "p2 id 0 e3 seq 0-0 ✓ committed",
+		"◆ COMMIT marker p2 id 0 e4", "HW = LSO 5: readable above"}}},
 }
 
 var clipSizes = [][2]int{{80, 24}, {100, 30}, {120, 40}, {200, 60}}
@@ -298,6 +304,21 @@ func TestNothingDecisiveIsClipped(t *testing.T) {
 				golden.RequireEqual(t, []byte(m.View()))
 				for _, c := range clipped(t, m) {
 					t.Errorf("%s cuts %q (full text %q): %s", c.region, strings.TrimSpace(c.line), c.full, c.why)
+				}
+				// What the frame is for is whole, however it wraps: lost
+				// rows cut without an ellipsis.
+				c := cells(m.View())
+				for _, r := range regions(m) {
+					var text []string
+					for i := 0; i < r.h; i++ {
+						text = append(text, strings.Fields(r.line(c, i))...)
+					}
+					joined := strings.Join(text, " ")
+					for _, want := range f.decisive[r.name] {
+						if !strings.Contains(joined, strings.Join(strings.Fields(want), " ")) {
+							t.Errorf("%s does not show %q:\n%s", r.name, want, ansi.Strip(m.View()))
+						}
+					}
 				}
 			})
 		}
