@@ -126,3 +126,22 @@ func TestHintsRender(t *testing.T) {
 		t.Errorf("the second hint:\n%s", view)
 	}
 }
+
+// At the end of the steps, a challenge not reached gets no ✓: the line
+// under the narration says it is not solved (it said "✓ end of the
+// lesson"); once every goal holds, it is the end.
+func TestUnsolvedChallengeIsNotTheEnd(t *testing.T) {
+	l := builtin(t, 2)
+	step := len(l.Steps) - 1
+	at := func(complete bool) string {
+		m := screen(t, l, step, 120, 38, Prompt{Challenge: true, Complete: complete, Goals: []lesson.Check{{Label: "a goal", OK: complete}}})
+		m.pos.Done = true
+		return ansi.Strip(m.next())
+	}
+	if got := at(false); strings.Contains(got, "✓") || !strings.Contains(got, "not solved") {
+		t.Errorf("unsolved: %q", got)
+	}
+	if got := at(true); !strings.Contains(got, "✓ end of the lesson") {
+		t.Errorf("solved: %q", got)
+	}
+}
