@@ -288,7 +288,7 @@ func (m Model) next() string {
 	case m.pos.Done && m.prompt.Challenge && !m.prompt.Complete:
 		// No ✓ while the challenge in front is not reached: the end of
 		// the steps is not the end of the work.
-		return m.st.Warn.Render("end of the steps — the challenge is not solved yet") + m.st.Muted.Render(" · keys and commands still act · esc for the chapters")
+		return m.st.Warn.Render("end of the steps — the challenge is not solved yet") + m.st.Muted.Render(" · esc for the chapters")
 	case m.pos.Done:
 		return m.st.Good.Render("✓ end of the lesson") + m.st.Muted.Render(" · ← and → travel in time · esc for the chapters")
 	}
