@@ -78,6 +78,7 @@ type Log struct {
 	dec         record.Decoder
 	scratch     record.Batch
 	arena       hist.Arena // where stored bytes are cut from
+	truncations int
 }
 
 // New returns an empty log named like "orders-0".
@@ -209,3 +210,19 @@ func (l *Log) NextExpiry() int64 { return l.state.NextExpiry() }
 
 // RemoveExpiredProducers forgets producers idle for producer.id.expiration.ms.
 func (l *Log) RemoveExpiredProducers(now int64) []int64 { return l.state.RemoveExpired(now) }
+
+// Clone returns a copy of the log that changes independently of l. The
+// batches, snapshots and transaction index are shared, not copied: they
+// only grow, and a truncation starts new lists.
+func (l *Log) Clone() *Log {
+	return &Log{
+		name: l.name, cfg: l.cfg, batches: l.batches.Clone(),
+		segments: l.segments[:len(l.segments):len(l.segments)], active: l.active,
+		snapshots: l.snapshots[:len(l.snapshots):len(l.snapshots)], aborted: l.aborted[:len(l.aborted):len(l.aborted)],
+		state: l.state.Clone(), start: l.start, end: l.end, hw: l.hw, leaderEpoch: l.leaderEpoch, truncations: l.truncations,
+	}
+}
+
+// Truncations counts the times batches were taken off the end of the log:
+// a reader that cached what the log held can tell whether it still does.
+func (l *Log) Truncations() int { return l.truncations }

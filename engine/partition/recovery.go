@@ -120,6 +120,7 @@ func (l *Log) TruncateTo(offset, now int64) (int64, error) {
 	}
 	l.end = l.batches.Ptr(i).Header.BaseOffset
 	l.batches.Truncate(i)
+	l.truncations++
 	for len(l.segments) > 0 && l.active.BaseOffset > l.end {
 		l.active = l.segments[len(l.segments)-1]
 		l.segments = l.segments[: len(l.segments)-1 : len(l.segments)-1]

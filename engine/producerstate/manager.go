@@ -256,3 +256,16 @@ func (m *Manager) RemoveExpired(now int64) []int64 {
 	}
 	return gone
 }
+
+// Clone returns a copy of the state that changes independently of m.
+func (m *Manager) Clone() *Manager {
+	c := &Manager{expirationMs: m.expirationMs, entries: make(map[int64]*Entry, len(m.entries)),
+		ongoing: slices.Clone(m.ongoing), unreplicated: slices.Clone(m.unreplicated), mapEndOffset: m.mapEndOffset}
+	// One allocation for all the entries.
+	copies := make([]Entry, 0, len(m.entries))
+	for pid, e := range m.entries {
+		copies = append(copies, *e)
+		c.entries[pid] = &copies[len(copies)-1]
+	}
+	return c
+}

@@ -360,7 +360,10 @@ func sortConns(cs []*connection) {
 		if a.broker != b.broker {
 			return a.broker < b.broker
 		}
-		return a.n < b.n
+		if a.n != b.n {
+			return a.n < b.n
+		}
+		return a.channel < b.channel // a broker's fetcher and marker connections to one broker
 	}
 	for i := 1; i < len(cs); i++ {
 		for j := i; j > 0 && less(cs[j].key, cs[j-1].key); j-- {

@@ -70,8 +70,8 @@ func actorBound(w *World) int {
 	}
 	n += inFlight(w) // request timeouts
 	txns := 0
-	for _, recs := range w.tx.txnLog {
-		txns += len(recs)
+	for _, p := range w.tx.txnLog {
+		txns += p.records
 	}
 	for _, b := range w.brokers {
 		n += b.PendingRequests() // purgatory timeouts

@@ -31,21 +31,89 @@ type action struct {
 	limit int64 // actStep: the horizon the steps were taken within
 }
 
+// The history is w.actions followed by w.run, the open run of steps (when
+// run.at > 0): entries of the list are never changed once appended, so
+// that copies of the world share them.
+
 func (w *World) record(a action) {
 	a.after = w.steps
-	if n := w.actions.len(); a.kind == actIdle && n > 0 && w.actions.at(n-1).kind == actIdle && w.actions.at(n-1).limit == a.limit {
-		return // looking again finds the same nothing
+	switch a.kind {
+	case actStep:
+		if w.run.at > 0 && w.run.limit == a.limit {
+			w.run.at++ // consecutive steps share one entry
+			w.run.after = a.after
+			return
+		}
+		w.closeRun()
+		a.at = 1
+		w.run = a
+		return
+	case actIdle:
+		if last := w.actions.Last(); w.run.at == 0 && last != nil && last.kind == actIdle && last.limit == a.limit {
+			return // looking again finds the same nothing
+		}
 	}
-	if n := w.actions.len(); a.kind == actStep && n > 0 && w.actions.at(n-1).kind == actStep && w.actions.at(n-1).limit == a.limit {
-		last := w.actions.at(n - 1)
-		last.at++ // consecutive steps share one entry
-		last.after = a.after
+	w.closeRun()
+	w.actions.Append(a)
+}
+
+// closeRun moves the open run of steps into the history.
+func (w *World) closeRun() {
+	if w.run.at > 0 {
+		w.actions.Append(w.run)
+		w.run = action{}
+	}
+}
+
+// numActions is the length of the history, the open run included.
+func (w *World) numActions() int {
+	if w.run.at > 0 {
+		return w.actions.Len() + 1
+	}
+	return w.actions.Len()
+}
+
+// actionAt is entry i of the history.
+func (w *World) actionAt(i int) action {
+	if i < w.actions.Len() {
+		return w.actions.At(i)
+	}
+	return w.run
+}
+
+// Checkpoints. Time travel replays the history from the nearest
+// checkpoint before where it goes: a frozen copy of the world taken every
+// few hundred steps. Copies share what only grows (logs, the history, the
+// checker's records) and copy the rest, so a checkpoint costs about the
+// world's state without its history, and checkpoints are spaced so that
+// they cost less than the history they cover.
+
+// checkpointEvery is the least number of steps between checkpoints.
+const checkpointEvery = 512
+
+// checkpointBytesPerStep is what a checkpoint may cost per step it covers:
+// a larger world's checkpoints are further apart.
+const checkpointBytesPerStep = 64
+
+type checkpoint struct {
+	steps int    // the world's steps when it was taken
+	acts  int    // entries of the history before the open run
+	run   action // the open run of steps then (the step just taken is its last)
+	w     *World // the frozen copy
+	next  int    // the step after which the world took its next checkpoint
+}
+
+// maybeCheckpoint takes a checkpoint if one is due.
+func (w *World) maybeCheckpoint() {
+	if w.replaying || w.steps < w.nextCkpt {
 		return
 	}
-	if a.kind == actStep {
-		a.at = 1
+	c, weight := w.clone(false)
+	w.nextCkpt = w.steps + w.ckptEvery
+	if !w.ckptFixed {
+		w.nextCkpt = w.steps + max(w.ckptEvery, weight/checkpointBytesPerStep)
 	}
-	w.actions.append(a)
+	w.ckpts = append(w.ckpts, checkpoint{steps: w.steps, acts: w.actions.Len(), run: w.run, w: c, next: w.nextCkpt})
 }
 
 // Rewind returns a new world that has replayed this world's history up to
@@ -57,26 +125,66 @@ func (w *World) Rewind(step int) (*World, error) {
 	if step < 0 || step > w.steps {
 		return nil, fmt.Errorf("no step %d: the world is at step %d", step, w.steps)
 	}
-	r := New(w.seed)
-	r.quiet = true // the events are known already: share them instead of rebuilding
-	for i := range w.actions.len() {
-		a := *w.actions.at(i)
-		if a.after > step {
-			if a.kind == actStep {
-				// Part of a run of steps: take the ones up to step.
-				a.at -= int64(a.after - step)
-				if a.at > 0 {
-					r.replay(a)
-				}
+	if step == w.steps {
+		return w.Clone(), nil // the whole history: the world as it is
+	}
+	j := sort.Search(len(w.ckpts), func(i int) bool { return w.ckpts[i].steps > step }) - 1
+	r, first, done := w.restore(j)
+	for i := first; i < w.numActions(); i++ {
+		a := w.actionAt(i)
+		cut := a.after > step
+		if cut {
+			if a.kind != actStep {
+				break
 			}
+			a.at -= int64(a.after - step) // part of a run of steps: take the ones up to step
+			if a.at <= 0 {
+				break
+			}
+		}
+		if i == first {
+			a.at -= done // the checkpoint was taken within this run
+		}
+		if a.kind != actStep || a.at > 0 {
+			r.replay(a)
+		}
+		if cut {
 			break
 		}
-		r.replay(a)
 	}
-	r.quiet = false
 	n := sort.Search(len(w.trace), func(i int) bool { return w.trace[i].Step > step })
-	r.trace = w.trace[:n:n] // shared; a later append copies
-	return r, nil
+	return w.restored(r, j, n), nil
+}
+
+// restore starts a replay from checkpoint j (from the start for -1): the
+// world to replay on, the first entry of the history to replay and how
+// many steps of it the checkpoint has taken already.
+func (w *World) restore(j int) (r *World, first int, done int64) {
+	if j < 0 {
+		r = New(w.seed)
+		r.ckptEvery, r.nextCkpt, r.ckptFixed = w.ckptEvery, w.ckptEvery, w.ckptFixed
+	} else {
+		c := &w.ckpts[j]
+		r, _ = c.w.clone(true)
+		r.actions = w.actions.Clone()
+		r.actions.Truncate(c.acts)
+		r.run = c.run
+		first, done = c.acts, c.run.at
+	}
+	r.quiet, r.replaying = true, true // the events are known already: share them instead of rebuilding
+	return r, first, done
+}
+
+// restored finishes a replay from checkpoint j: the world keeps the first
+// events of the trace and the checkpoints up to j.
+func (w *World) restored(r *World, j, events int) *World {
+	r.quiet, r.replaying = false, false
+	r.ckpts = w.ckpts[: j+1 : j+1]
+	if j >= 0 {
+		r.nextCkpt = w.ckpts[j].next
+	}
+	r.trace = w.trace[:events:events] // shared; a later append copies
+	return r
 }
 
 // Moment is a point in a world's history. Several moments share a step
@@ -99,30 +207,42 @@ func (m Moment) Events() int { return m.events }
 
 // Moment is the world's present moment.
 func (w *World) Moment() Moment {
-	return Moment{Steps: w.steps, actions: w.actions.len(), events: len(w.trace)}
+	return Moment{Steps: w.steps, actions: w.numActions(), events: len(w.trace)}
 }
 
 // RewindTo returns a new world that has replayed this world's history up
 // to moment m, which must be one of its moments (see Rewind).
 func (w *World) RewindTo(m Moment) (*World, error) {
-	if m.Steps > w.steps || m.actions > w.actions.len() || m.events > len(w.trace) {
+	if m.Steps > w.steps || m.actions > w.numActions() || m.events > len(w.trace) {
 		return nil, fmt.Errorf("no such moment (step %d): the world is at step %d", m.Steps, w.steps)
 	}
-	r := New(w.seed)
-	r.quiet = true
-	for i := range m.actions {
-		a := *w.actions.at(i)
+	if m == w.Moment() {
+		return w.Clone(), nil
+	}
+	// The last checkpoint within the moment's history: before its last
+	// entry, or within that entry's run up to the moment's step.
+	j := sort.Search(len(w.ckpts), func(i int) bool {
+		c := &w.ckpts[i]
+		return c.acts >= m.actions || c.steps > m.Steps
+	}) - 1
+	r, first, done := w.restore(j)
+	for i := first; i < m.actions; i++ {
+		a := w.actionAt(i)
 		if a.kind == actStep && a.after > m.Steps {
 			a.at -= int64(a.after - m.Steps) // the run had grown since the moment
 		}
 		if a.kind == actStep && a.at <= 0 {
 			break
 		}
+		if i == first {
+			a.at -= done // the checkpoint was taken within this run
+			if a.kind == actStep && a.at == 0 {
+				continue
+			}
+		}
 		r.replay(a)
 	}
-	r.quiet = false
-	r.trace = w.trace[:m.events:m.events]
-	return r, nil
+	return w.restored(r, j, m.events), nil
 }
 
 func (r *World) replay(a action) {

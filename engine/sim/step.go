@@ -26,6 +26,9 @@ func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 		kind = actStep
 	}
 	w.record(action{kind: kind, limit: limit})
+	if ok {
+		w.maybeCheckpoint()
+	}
 	return evs, ok
 }
 

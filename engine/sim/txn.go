@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -25,11 +26,24 @@ type internalMeta struct {
 // txnWorld is the transactional part of the world.
 type txnWorld struct {
 	internal map[msg.TP]*internalMeta
-	txnLog   map[int][]txn.Metadata // __transaction_state, per partition: every record written
+	txnLog   map[int]*txnPartition // __transaction_state, per partition
 	groups   map[string]*broker.GroupOffsets
 	cons     map[string]*consumerSlot
 	consOrd  []string
 	effects  []Effect
+}
+
+// txnPartition is what a partition of __transaction_state holds: the
+// newest record of each transactional id (all a coordinator reads), and
+// how many records were written.
+type txnPartition struct {
+	latest  map[string]txn.Metadata
+	ids     []string // sorted
+	records int
+}
+
+func (p *txnPartition) clone() *txnPartition {
+	return &txnPartition{latest: maps.Clone(p.latest), ids: slices.Clone(p.ids), records: p.records}
 }
 
 // Effect is an external side effect an application performed.
@@ -46,7 +60,7 @@ type consumerSlot struct {
 }
 
 func newTxnWorld() txnWorld {
-	return txnWorld{internal: map[msg.TP]*internalMeta{}, txnLog: map[int][]txn.Metadata{}, groups: map[string]*broker.GroupOffsets{},
+	return txnWorld{internal: map[msg.TP]*internalMeta{}, txnLog: map[int]*txnPartition{}, groups: map[string]*broker.GroupOffsets{},
 		cons: map[string]*consumerSlot{}}
 }
 
@@ -73,18 +87,27 @@ func (e brokerEnv) CoordinatorFor(id string) (int, int32) {
 }
 
 func (e brokerEnv) LoadTxn(id string) (txn.Metadata, bool) {
-	recs := e.w.tx.txnLog[stateTP(id).Partition]
-	for i := len(recs) - 1; i >= 0; i-- {
-		if recs[i].TransactionalID == id {
-			return recs[i].Clone(), true
+	if p := e.w.tx.txnLog[stateTP(id).Partition]; p != nil {
+		if md, ok := p.latest[id]; ok {
+			return md.Clone(), true
 		}
 	}
 	return txn.Metadata{}, false
 }
 
 func (e brokerEnv) PersistTxn(md txn.Metadata) {
-	p := stateTP(md.TransactionalID).Partition
-	e.w.tx.txnLog[p] = append(e.w.tx.txnLog[p], md)
+	n := stateTP(md.TransactionalID).Partition
+	p := e.w.tx.txnLog[n]
+	if p == nil {
+		p = &txnPartition{latest: map[string]txn.Metadata{}}
+		e.w.tx.txnLog[n] = p
+	}
+	if _, ok := p.latest[md.TransactionalID]; !ok {
+		i, _ := slices.BinarySearch(p.ids, md.TransactionalID)
+		p.ids = slices.Insert(p.ids, i, md.TransactionalID)
+	}
+	p.latest[md.TransactionalID] = md
+	p.records++
 }
 
 func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
@@ -424,14 +447,10 @@ func (w *World) moveCoordinator(tp msg.TP, why string) {
 }
 
 func (w *World) txnIDsIn(p int) []string {
-	var ids []string
-	for _, md := range w.tx.txnLog[p] {
-		if !slices.Contains(ids, md.TransactionalID) {
-			ids = append(ids, md.TransactionalID)
-		}
+	if tp := w.tx.txnLog[p]; tp != nil {
+		return slices.Clone(tp.ids)
 	}
-	slices.Sort(ids)
-	return ids
+	return nil
 }
 
 // moveCoordinatorsOf moves every internal partition a broker leads (it

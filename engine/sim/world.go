@@ -97,6 +97,7 @@ type flight struct {
 // and the same commands give the same trace. Not safe for concurrent use.
 type World struct {
 	seed        uint64
+	pcg         rand.PCG // the generator's state
 	rng         *rand.Rand
 	now         int64
 	steps       int
@@ -115,7 +116,13 @@ type World struct {
 	fenceAt     map[int]int64
 	pending     []trace.Event
 	trace       []trace.Event
-	actions     chunks[action]
+	actions     hist.List[action] // the history, but for the open run of steps
+	run         action            // the open run of steps (run.at > 0), the history's last entry
+	ckpts       []checkpoint      // shared with rewound worlds: appended to, never changed in place
+	nextCkpt    int               // the step after which the next checkpoint is taken
+	ckptEvery   int               // the least number of steps between checkpoints
+	ckptFixed   bool              // tests: exactly ckptEvery steps apart, whatever they cost
+	replaying   bool              // no checkpoints are taken meanwhile
 	check       *checker
 	nextExpiry  int64
 	nextISR     int64
@@ -137,7 +144,8 @@ type World struct {
 
 // New creates a world with the default cluster.
 func New(seed uint64) *World {
-	w := &World{seed: seed, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	w := &World{seed: seed, pcg: *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15), nextCkpt: checkpointEvery, ckptEvery: checkpointEvery}
+	w.rng = rand.New(&w.pcg)
 	w.benv = &brokerEnv{w}
 	w.reset(DefaultCluster())
 	return w

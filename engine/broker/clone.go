@@ -1,0 +1,69 @@
+package broker
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/msg"
+)
+
+// Clone returns a copy of the broker that changes independently of b:
+// its replicas (logs shared as partition.Log.Clone shares them), its
+// purgatory, its connections' bookkeeping and the transactions it
+// coordinates.
+func (b *Broker) Clone() *Broker {
+	c := &Broker{ID: b.ID, cfg: b.cfg, alive: b.alive, order: slices.Clone(b.order),
+		pending: make(map[int]*pendingProduce, len(b.pending)), pendingOrder: slices.Clone(b.pendingOrder),
+		conns: make(map[connKey]*clientConn, len(b.conns)), txns: make(map[string]*txnState, len(b.txns)),
+		pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
+	c.replicas.topics = slices.Clone(b.replicas.topics)
+	for _, parts := range b.replicas.parts {
+		cp := make([]*Replica, len(parts))
+		for i, r := range parts {
+			if r != nil {
+				cp[i] = r.clone()
+			}
+		}
+		c.replicas.parts = append(c.replicas.parts, cp)
+	}
+	for id, p := range b.pending {
+		q := *p
+		q.results, q.waitFor = slices.Clone(p.results), slices.Clone(p.waitFor)
+		c.pending[id] = &q // markers is never changed: shared
+	}
+	for k, cc := range b.conns {
+		c.conns[k] = &clientConn{order: slices.Clone(cc.order), ready: slices.Clone(cc.ready)}
+	}
+	for id, t := range b.txns {
+		u := *t
+		u.md = t.md.Clone()
+		u.pending, u.inFlight = maps.Clone(t.pending), maps.Clone(t.inFlight)
+		c.txns[id] = &u
+	}
+	return c
+}
+
+func (r *Replica) clone() *Replica {
+	c := *r
+	c.Log = r.Log.Clone()
+	c.Replicas, c.ISR = slices.Clone(r.Replicas), slices.Clone(r.ISR)
+	c.followers = make(map[int]*follower, len(r.followers))
+	for id, f := range r.followers {
+		g := *f
+		c.followers[id] = &g
+	}
+	return &c
+}
+
+// CloneGroups copies consumer groups' offsets.
+func CloneGroups(groups map[string]*GroupOffsets) map[string]*GroupOffsets {
+	out := make(map[string]*GroupOffsets, len(groups))
+	for name, g := range groups {
+		h := &GroupOffsets{Committed: maps.Clone(g.Committed), Pending: make(map[int64][]msg.Offset, len(g.Pending))}
+		for pid, offs := range g.Pending {
+			h.Pending[pid] = slices.Clone(offs)
+		}
+		out[name] = h
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package client
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/record"
+)
+
+// Clone returns a copy of the producer that changes independently of p.
+// Batches that are done are never changed again and are shared; the
+// others are copied.
+func (p *Producer) Clone() *Producer {
+	c := *p
+	c.done = p.done.Clone()
+	c.inflight = slices.Clone(p.inflight)
+	c.enc, c.recs, c.vals, c.drained, c.slab, c.spareReqs = record.Encoder{}, nil, nil, nil, nil, nil
+	copies := make(map[*Batch]*Batch, len(p.recent))
+	batches := make([]Batch, len(p.recent))
+	c.recent = make([]*Batch, len(p.recent))
+	for i, b := range p.recent {
+		batches[i] = *b
+		c.recent[i] = &batches[i]
+		copies[b] = &batches[i]
+	}
+	remap := func(list []*Batch) []*Batch {
+		out := make([]*Batch, len(list))
+		for i, b := range list {
+			if cb, ok := copies[b]; ok {
+				out[i] = cb
+			} else {
+				out[i] = b // done and settled: never changed again
+			}
+		}
+		return out
+	}
+	c.parts = make([]*partitionState, len(p.parts))
+	for i, ps := range p.parts {
+		q := *ps
+		q.queue, q.outstanding = remap(ps.queue), remap(ps.outstanding)
+		c.parts[i] = &q
+	}
+	c.reqs = make([]*request, len(p.reqs))
+	for i, r := range p.reqs {
+		q := *r
+		q.batches = remap(r.batches)
+		c.reqs[i] = &q
+	}
+	if p.txn != nil {
+		t := *p.txn
+		t.added, t.toAdd, t.groups, t.endedGroup = maps.Clone(p.txn.added), slices.Clone(p.txn.toAdd), slices.Clone(p.txn.groups), slices.Clone(p.txn.endedGroup)
+		t.offsets = make([]pendingOffsets, len(p.txn.offsets))
+		for i, o := range p.txn.offsets {
+			o.offsets = slices.Clone(o.offsets)
+			t.offsets[i] = o
+		}
+		c.txn = &t
+	}
+	return &c
+}
+
+// Copy returns the copy of batch b that a clone made by Clone tracks: b
+// itself when b is done and settled.
+func (p *Producer) Copy(b *Batch) *Batch {
+	if cb := p.Batch(b.ID); cb != nil {
+		return cb
+	}
+	return b
+}
+
+// Clone returns a copy of the consumer that changes independently of c.
+// What it has read is shared: it only grows.
+func (c *Consumer) Clone() *Consumer {
+	d := *c
+	d.tps = slices.Clone(c.tps)
+	d.positions, d.fetching = maps.Clone(c.positions), maps.Clone(c.fetching)
+	d.read = c.read[:len(c.read):len(c.read)]
+	d.dec, d.batch = record.Decoder{}, record.Batch{}
+	return &d
+}

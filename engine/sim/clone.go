@@ -1,0 +1,232 @@
+package sim
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/broker"
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/partition"
+)
+
+// Clone returns a copy of the world that goes on independently: the same
+// state, history, checkpoints and trace. It costs about the world's state
+// without its history, which is shared (see the package hist), so that a
+// copy — a checkpoint, a fork — costs the same at any history length.
+func (w *World) Clone() *World {
+	c, _ := w.clone(true)
+	c.actions, c.run = w.actions.Clone(), w.run
+	c.ckpts = w.ckpts[:len(w.ckpts):len(w.ckpts)]
+	c.nextCkpt, c.replaying = w.nextCkpt, w.replaying
+	c.trace = w.trace[:len(w.trace):len(w.trace)]
+	c.pending = slices.Clone(w.pending)
+	return c
+}
+
+// cloner remembers what has been copied, so that pointers between parts
+// of the world point between the copies.
+type cloner struct {
+	logs  map[*partition.Log]*partition.Log
+	slots map[*producerSlot]*producerSlot
+	cons  map[*consumerSlot]*consumerSlot
+	conns map[*connection]*connection
+	pairs map[*pairState]*pairState
+}
+
+// clone copies the world's state: everything but its history (actions),
+// its checkpoints and its trace. weight estimates the bytes the copy took.
+// A live copy is one that will be driven; a checkpoint is frozen.
+func (w *World) clone(live bool) (*World, int) {
+	cl := &cloner{logs: map[*partition.Log]*partition.Log{}, slots: map[*producerSlot]*producerSlot{},
+		cons: map[*consumerSlot]*consumerSlot{}, conns: map[*connection]*connection{}, pairs: map[*pairState]*pairState{}}
+	c := &World{seed: w.seed, pcg: w.pcg, now: w.now, steps: w.steps, cluster: w.cluster, started: w.started,
+		pidNext: w.pidNext, seq: w.seq, nextMsgID: w.nextMsgID, nextFault: w.nextFault,
+		nextExpiry: w.nextExpiry, nextISR: w.nextISR, nextTxn: w.nextTxn, quiet: w.quiet, nextConn: w.nextConn,
+		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed}
+	c.rng = rand.New(&c.pcg)
+	c.benv = &brokerEnv{c}
+	weight := 4096
+
+	c.brokers = make([]*broker.Broker, len(w.brokers))
+	for i, b := range w.brokers {
+		c.brokers[i] = b.Clone()
+		for _, r := range b.Replicas() {
+			cl.logs[r.Log] = c.brokers[i].Replica(r.TP).Log
+			weight += 512 + 192*r.Log.State().Len()
+		}
+	}
+	c.parts = make([]*partMeta, len(w.parts))
+	for i, m := range w.parts {
+		n := *m
+		n.replicas, n.isr = slices.Clone(m.replicas), slices.Clone(m.isr)
+		c.parts[i] = &n
+	}
+	c.faults = slices.Clone(w.faults) // a fault is never changed once armed
+	c.fenceAt = maps.Clone(w.fenceAt)
+
+	// Connections and the pairs that number them.
+	c.brokerPairs = slices.Clone(w.brokerPairs)
+	for i := range w.brokerPairs {
+		cl.pairs[&w.brokerPairs[i]] = &c.brokerPairs[i]
+	}
+	c.otherPairs = make(map[connPair]*pairState, len(w.otherPairs))
+	for k, ps := range w.otherPairs {
+		q := *ps
+		c.otherPairs[k] = &q
+		cl.pairs[ps] = &q
+	}
+	c.producers = make(map[string]*producerSlot, len(w.producers))
+	c.prodOrder = slices.Clone(w.prodOrder)
+	for name, s := range w.producers {
+		t := *s
+		if s.p != nil {
+			t.p = s.p.Clone()
+			weight += 2048 + 256*len(s.p.Unsettled())
+		}
+		t.env = &producerEnv{c, &t, s.env.life}
+		t.config = s.config // never changed
+		t.txnAcked = make([]*client.Batch, len(s.txnAcked))
+		for i, b := range s.txnAcked {
+			t.txnAcked[i] = t.p.Copy(b)
+		}
+		t.pairs = slices.Clone(s.pairs)
+		for i := range s.pairs {
+			cl.pairs[&s.pairs[i]] = &t.pairs[i]
+		}
+		c.producers[name] = &t
+		cl.slots[s] = &t
+	}
+	c.tx = w.tx.clone(c, cl)
+	for _, s := range c.producers {
+		held := make([]item, len(s.held))
+		for i, it := range s.held {
+			held[i] = cl.item(it)
+		}
+		s.held = held
+	}
+	c.conns = make(map[int]*connection, len(w.conns))
+	for id, cn := range w.conns {
+		c.conns[id] = cl.conn(cn)
+		weight += 256
+	}
+	// Pairs keep a connection that is no longer in conns only while it is
+	// in use; copy those too.
+	for _, ps := range cl.pairs {
+		if ps.c != nil {
+			ps.c = cl.conn(ps.c)
+		}
+	}
+
+	c.queue = queue{heap: slices.Clone(w.queue.heap), slab: make([]item, len(w.queue.slab)), free: slices.Clone(w.queue.free)}
+	for _, e := range w.queue.heap {
+		c.queue.slab[e.at] = cl.item(w.queue.slab[e.at])
+	}
+	weight += 320 * len(w.queue.slab)
+
+	c.check = w.check.clone(cl)
+	weight += 64*len(w.check.names)*(1+len(w.check.parts)) + 256*len(w.check.parts)
+	if !live {
+		c.arena = hist.Arena{} // never used: a checkpoint is only copied
+	}
+	return c, weight
+}
+
+func (cl *cloner) slot(s *producerSlot) *producerSlot {
+	if s == nil {
+		return nil
+	}
+	if t, ok := cl.slots[s]; ok {
+		return t
+	}
+	return s // a slot the world no longer has: nothing reads it
+}
+
+func (cl *cloner) conn(cn *connection) *connection {
+	if cn == nil {
+		return nil
+	}
+	if d, ok := cl.conns[cn]; ok {
+		return d
+	}
+	d := *cn
+	cl.conns[cn] = &d
+	d.ps = cl.pairs[cn.ps]
+	d.slot = cl.slot(cn.slot)
+	if cn.cons != nil {
+		d.cons = cl.cons[cn.cons]
+	}
+	d.inbox = make([]flight, len(cn.inbox))
+	for i, f := range cn.inbox {
+		d.inbox[i] = cl.flight(f)
+	}
+	return &d
+}
+
+func (cl *cloner) flight(f flight) flight {
+	f.cn = cl.conn(f.cn)
+	f.to = cl.slot(f.to)
+	return f // the message is never changed once sent: shared
+}
+
+func (cl *cloner) item(it item) item {
+	it.slot = cl.slot(it.slot)
+	if it.kind == itemDeliver {
+		it.fl = cl.flight(it.fl)
+	}
+	return it
+}
+
+func (tx *txnWorld) clone(c *World, cl *cloner) txnWorld {
+	out := txnWorld{internal: make(map[msg.TP]*internalMeta, len(tx.internal)), txnLog: make(map[int]*txnPartition, len(tx.txnLog)),
+		groups: broker.CloneGroups(tx.groups), cons: make(map[string]*consumerSlot, len(tx.cons)),
+		consOrd: slices.Clone(tx.consOrd), effects: tx.effects[:len(tx.effects):len(tx.effects)]}
+	for tp, m := range tx.internal {
+		n := *m
+		out.internal[tp] = &n
+	}
+	for p, part := range tx.txnLog {
+		out.txnLog[p] = part.clone()
+	}
+	for name, cs := range tx.cons {
+		d := &consumerSlot{c: cs.c.Clone(), env: &consumerEnv{c, name}, pairs: slices.Clone(cs.pairs)}
+		for i := range cs.pairs {
+			cl.pairs[&cs.pairs[i]] = &d.pairs[i]
+		}
+		out.cons[name] = d
+		cl.cons[cs] = d
+	}
+	return out
+}
+
+// clone copies the checker; its records are shared (see the package hist).
+func (c *checker) clone(cl *cloner) *checker {
+	d := &checker{names: slices.Clone(c.names), who: maps.Clone(c.who), lastName: c.lastName, lastWho: c.lastWho,
+		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
+		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
+		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}
+	d.seen = make([]hist.Vec[seenAt], len(c.seen))
+	for i := range c.seen {
+		d.seen[i] = c.seen[i].Clone()
+	}
+	d.parts = make([]*partCheck, len(c.parts))
+	for i, pc := range c.parts {
+		if pc == nil {
+			continue
+		}
+		q := *pc
+		if l, ok := cl.logs[pc.log]; ok {
+			q.log = l
+		}
+		q.values, q.withheld = pc.values.Clone(), pc.withheld.Clone()
+		q.maxSerial = slices.Clone(pc.maxSerial)
+		q.open = make(map[int64][]int, len(pc.open))
+		for pid, idx := range pc.open {
+			q.open[pid] = slices.Clone(idx)
+		}
+		d.parts[i] = &q
+	}
+	return d
+}
