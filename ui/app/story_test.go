@@ -250,3 +250,26 @@ func TestSolvedChallengeEndsTheChapter(t *testing.T) {
 		t.Fatalf("no ✓ at the end of a solved chapter:\n%s", view)
 	}
 }
+
+// Esc while a panel is zoomed unzooms it; only the next esc leaves (it
+// once left the lesson at once).
+func TestEscUnzoomsFirst(t *testing.T) {
+	m := chapterAt(t, 8, 2, 120, 40)
+	m, _ = send(t, m, keyRunes("z"))
+	if !m.lesson.Bench().Zoomed() {
+		t.Fatal("z did not zoom")
+	}
+	m, _ = send(t, m, keyEsc)
+	if m.Screen() != LessonScreen || m.lesson.Bench().Zoomed() {
+		t.Fatalf("esc while zoomed: screen %d, zoomed %v", m.Screen(), m.lesson.Bench().Zoomed())
+	}
+	m, _ = send(t, m, keyEsc)
+	if m.Screen() != ChaptersScreen {
+		t.Fatalf("the next esc leaves for the chapters: screen %d", m.Screen())
+	}
+	s := sandboxAt(t, 120, 40, "producer p1")
+	s, _ = send(t, s, keyRunes("z"), keyEsc)
+	if s.Screen() != SandboxScreen || s.sandbox.Bench().Zoomed() {
+		t.Fatalf("sandbox: esc while zoomed: screen %d, zoomed %v", s.Screen(), s.sandbox.Bench().Zoomed())
+	}
+}
