@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/eoslab/eoslab/internal/fileio"
 	"github.com/eoslab/eoslab/lessons/lesson"
 )
 
@@ -44,9 +45,16 @@ func Builtin() ([]*lesson.Lesson, error) {
 // Source returns the text of a built-in lesson file.
 func Source(file string) ([]byte, error) { return builtin.ReadFile(file) }
 
-// Load reads a lesson file from disk.
+// Limits on lessons read from disk: a lesson file is text a person wrote,
+// and lessons_dir is a shelf of them, not a dump.
+const (
+	MaxFileBytes = 16 << 20
+	MaxDirFiles  = 500
+)
+
+// Load reads a lesson file from disk (at most MaxFileBytes).
 func Load(path string) (*lesson.Lesson, error) {
-	src, err := os.ReadFile(path)
+	src, err := fileio.ReadLimited(path, MaxFileBytes, "a lesson file")
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +70,9 @@ func Dir(dir string) ([]*lesson.Lesson, error) {
 	paths, err := filepath.Glob(filepath.Join(dir, "*.md"))
 	if err != nil {
 		return nil, err
+	}
+	if len(paths) > MaxDirFiles {
+		return nil, fmt.Errorf("%s: %d lesson files, more than the %d lessons_dir may hold", dir, len(paths), MaxDirFiles)
 	}
 	var out []*lesson.Lesson
 	for _, p := range paths {

@@ -3,6 +3,7 @@ package lessons
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,5 +68,27 @@ func TestFind(t *testing.T) {
 	}
 	if _, err := Find("nope.md"); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("Find of a missing file: %v", err)
+	}
+}
+
+// A lesson file on disk is read with a limit, and so is the number of
+// files lessons_dir may hold: both errors name the file or directory.
+func TestDiskLessonsAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.md")
+	if err := os.WriteFile(big, make([]byte, MaxFileBytes+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), big) || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("an oversized lesson file: %v", err)
+	}
+	many := t.TempDir()
+	for i := range MaxDirFiles + 1 {
+		if err := os.WriteFile(filepath.Join(many, fmt.Sprintf("%03d.md", i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Dir(many); err == nil || !strings.Contains(err.Error(), many) {
+		t.Fatalf("a lessons_dir of %d files: %v", MaxDirFiles+1, err)
 	}
 }

@@ -194,11 +194,18 @@ func (m Model) helpContent() []string {
 	h := m.help
 	h.ShowAll, h.Width = true, 0
 	groups := m.fullHelp()
+	// As many groups side by side as fit the overlay (three at 120
+	// columns, two at 80), so that no key's description is cut.
 	var rows []string
-	for i := 0; i < len(groups); i += 3 {
-		rows = append(rows, h.FullHelpView(groups[i:min(i+3, len(groups))]))
+	for i := 0; i < len(groups); {
+		n := 1
+		for i+n < len(groups) && lipgloss.Width(h.FullHelpView(groups[i:i+n+1])) <= m.w-4 {
+			n++
+		}
+		rows = append(rows, h.FullHelpView(groups[i:i+n]))
+		i += n
 	}
-	titles := "time travel · by story · panels / bytes and lists · faults (each asks first) · general"
+	titles := "time travel · by story · panels · bytes, lists · faults (each asks first) · general"
 	if m.screen != LessonScreen && m.screen != SandboxScreen {
 		titles = "keys of this screen"
 	}

@@ -62,6 +62,9 @@ func (m Model) routeKey(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(k, m.keys.Quit) && m.quitsHere():
 		return m, tea.Quit
+	case key.Matches(k, m.keys.Back) && m.unzoom():
+		m.setStatus("back to every panel", statusbar.Plain)
+		return m, nil
 	case key.Matches(k, m.keys.Quit, m.keys.Back):
 		return m.back()
 	}
@@ -92,6 +95,19 @@ func (m Model) splitRunes(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, cmd)
 	}
 	return next, tea.Batch(cmds...)
+}
+
+// unzoom puts a zoomed panel of the screen in front back among the
+// others, reporting whether one was zoomed: esc does that before it
+// leaves the screen.
+func (m *Model) unzoom() bool {
+	switch m.screen {
+	case LessonScreen:
+		return m.lesson.Unzoom()
+	case SandboxScreen:
+		return m.sandbox.Unzoom()
+	}
+	return false
 }
 
 // back leaves the screen in front for the one it came from.

@@ -260,6 +260,13 @@ func (m *Model) prompt(pos session.Position) lessonscreen.Prompt {
 	if pos.StepDone && len(st.Expect) > 0 {
 		p.Checks = lesson.Evaluate(viewOf(), st.Expect)
 	}
+	if pos.Done {
+		for _, i := range m.openChallenges() {
+			if i != pos.Step || !p.Complete { // solved in this very frame: announced next
+				p.Unsolved = append(p.Unsolved, i+1)
+			}
+		}
+	}
 	return p
 }
 
@@ -330,7 +337,8 @@ func (m *Model) hint() bool {
 	default:
 		n := m.learn.hints[step] + 1
 		m.learn.hints[step] = n
-		m.setStatus(fmt.Sprintf("hint %d/%d: %s", n, len(ch.Hints), strings.Join(strings.Fields(ch.Hints[n-1]), " ")), statusbar.Plain)
+		plain := strings.NewReplacer("`", "", "**", "", "__", "").Replace(ch.Hints[n-1]) // the panel renders it; the status bar is plain
+		m.setStatus(fmt.Sprintf("hint %d/%d: %s", n, len(ch.Hints), strings.Join(strings.Fields(plain), " ")), statusbar.Plain)
 		m.refresh(panel.Same)
 	}
 	return true

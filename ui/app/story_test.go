@@ -195,6 +195,9 @@ func TestUnsolvedChallengeIsNotTheEnd(t *testing.T) {
 		if s := m.Status(); strings.HasPrefix(s, "✓") || !strings.Contains(s, "is not solved") {
 			t.Fatalf("chapter %d: the end of an unsolved chapter says %q", n, s)
 		}
+		if view := ansi.Strip(m.View()); strings.Contains(view, "✓ end of the lesson") || !strings.Contains(view, "is not solved") {
+			t.Fatalf("chapter %d: the lesson screen's last line claims the end:\n%s", n, view)
+		}
 		if m.done[n-1] {
 			t.Fatalf("chapter %d is marked done with its challenge unsolved", n)
 		}
@@ -217,5 +220,56 @@ func TestRevealSaysWhatItIs(t *testing.T) {
 	}
 	if !strings.Contains(m.Status(), "left in this step") {
 		t.Fatalf("the reveal does not say how far the marks are: %q", m.Status())
+	}
+}
+
+// Solved, the same chapter ends with its ✓ and counts as done.
+func TestSolvedChallengeEndsTheChapter(t *testing.T) {
+	ls, err := lessons.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := ls[4] // chapter 5: its last step is a challenge
+	m := chapterAt(t, 5, len(l.Steps), 120, 40)
+	for range 200 {
+		if m.Session().Position().Done {
+			break
+		}
+		m, _ = send(t, m, keyRunes("l"))
+	}
+	m, _ = send(t, m, keyRunes("S"))
+	for range len(l.Steps[len(l.Steps)-1].Challenge.Solution) {
+		m, _ = send(t, m, keyEnter)
+	}
+	m = typeLine(t, m, "run")
+	m, _ = send(t, m, keyRunes("l"))
+	if !m.done[4] {
+		t.Fatalf("chapter 5 solved is not done: %q\n%s", m.Status(), ansi.Strip(m.View()))
+	}
+	if view := ansi.Strip(m.View()); !strings.Contains(view, "✓ end of the lesson") {
+		t.Fatalf("no ✓ at the end of a solved chapter:\n%s", view)
+	}
+}
+
+// Esc while a panel is zoomed unzooms it; only the next esc leaves (it
+// once left the lesson at once).
+func TestEscUnzoomsFirst(t *testing.T) {
+	m := chapterAt(t, 8, 2, 120, 40)
+	m, _ = send(t, m, keyRunes("z"))
+	if !m.lesson.Bench().Zoomed() {
+		t.Fatal("z did not zoom")
+	}
+	m, _ = send(t, m, keyEsc)
+	if m.Screen() != LessonScreen || m.lesson.Bench().Zoomed() {
+		t.Fatalf("esc while zoomed: screen %d, zoomed %v", m.Screen(), m.lesson.Bench().Zoomed())
+	}
+	m, _ = send(t, m, keyEsc)
+	if m.Screen() != ChaptersScreen {
+		t.Fatalf("the next esc leaves for the chapters: screen %d", m.Screen())
+	}
+	s := sandboxAt(t, 120, 40, "producer p1")
+	s, _ = send(t, s, keyRunes("z"), keyEsc)
+	if s.Screen() != SandboxScreen || s.sandbox.Bench().Zoomed() {
+		t.Fatalf("sandbox: esc while zoomed: screen %d, zoomed %v", s.Screen(), s.sandbox.Bench().Zoomed())
 	}
 }

@@ -62,6 +62,10 @@ type Prompt struct {
 	Hints      []string
 	HintsTotal int
 	Complete   bool
+
+	// Unsolved are the lesson's challenge steps not solved yet (1-based),
+	// said at its end instead of a ✓.
+	Unsolved []int
 }
 
 // New returns the screen for lesson l.
@@ -285,6 +289,10 @@ func (m Model) next() string {
 		return arrow + m.st.Warn.Render("move on without reaching the goal") + " and apply " + m.st.Accent.Render(strings.Join(m.pos.Next, " · "))
 	case len(m.pos.Next) > 0:
 		return arrow + "apply " + m.st.Accent.Render(strings.Join(m.pos.Next, " · "))
+	case m.pos.Done && len(m.prompt.Unsolved) > 0:
+		// The lesson's end is not the end of the work: no ✓.
+		return m.st.Warn.Render(fmt.Sprintf("the challenge of step %d is not solved", m.prompt.Unsolved[0])) +
+			m.st.Muted.Render(fmt.Sprintf(" · %s goes back · %s restarts it", m.keys.StepStart.Help().Key, m.keys.Restart.Help().Key))
 	case m.pos.Done && m.prompt.Challenge && !m.prompt.Complete:
 		// No ✓ while the challenge in front is not reached: the end of
 		// the steps is not the end of the work.
