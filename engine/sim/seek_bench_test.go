@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"runtime"
+	"testing"
+)
+
+// seekHistories are built once per run of the benchmarks: the 1M-step one
+// takes a while.
+var seekHistories = map[int]*World{}
+
+func seekHistory(b *testing.B, n int) *World {
+	if w := seekHistories[n]; w != nil {
+		return w
+	}
+	w := workload(b, n)
+	seekHistories[n] = w
+	return w
+}
+
+// BenchmarkSeek is time travel at every length of history: to the start,
+// the middle, one step back from the end, and the end (the present), in a
+// history of 1k to 1M steps (the workload of BenchmarkReplay10k, built
+// untraced once per run). Budget: any seek at 1M steps in 5 ms.
+func BenchmarkSeek(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1k", 1_000}, {"10k", 10_000}, {"100k", 100_000}, {"1M", 1_000_000}} {
+		b.Run(size.name, func(b *testing.B) {
+			w := seekHistory(b, size.n)
+			n := w.Steps()
+			for _, to := range []struct {
+				name string
+				step int
+			}{{"start", 0}, {"middle", n / 2}, {"back1", n - 1}, {"end", n}} {
+				b.Run(to.name, func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						r, err := w.Rewind(to.step)
+						if err != nil || r.Steps() != to.step {
+							b.Fatalf("rewind to %d: %v, %d steps", to.step, err, r.Steps())
+						}
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestSeekHistoryCost measures the 1M-step history: time to build, heap,
+// and what its checkpoints cost against the same history without them
+// (run with -run SeekHistoryCost -v).
+func TestSeekHistoryCost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 1M-step history")
+	}
+	heap := func(noCheckpoints bool) (uint64, int, *World) {
+		var m0, m1 runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m0)
+		w := New(1)
+		if noCheckpoints {
+			w.nextCkpt, w.ckptEvery = 1<<62, 1<<62
+		}
+		fillWorkload(t, w, 1_000_000)
+		runtime.GC()
+		runtime.ReadMemStats(&m1)
+		return m1.HeapAlloc - m0.HeapAlloc, len(w.ckpts), w
+	}
+	with, n, w1 := heap(false)
+	without, _, w2 := heap(true)
+	t.Logf("%d steps: heap %d MB with %d checkpoints, %d MB without: the checkpoints cost %.2f× the history they cover",
+		w1.Steps(), with>>20, n, without>>20, float64(with-without)/float64(without))
+	runtime.KeepAlive(w1)
+	runtime.KeepAlive(w2)
+}
