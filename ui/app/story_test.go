@@ -273,3 +273,25 @@ func TestEscUnzoomsFirst(t *testing.T) {
 		t.Fatalf("sandbox: esc while zoomed: screen %d, zoomed %v", s.Screen(), s.sandbox.Bench().Zoomed())
 	}
 }
+
+// A command-bar error with a challenge's hints shown keeps 120×40 a grid
+// (it once turned into the 80×24 tabs); the narration scrolls instead.
+func TestCommandBarErrorKeepsTheGrid(t *testing.T) {
+	m := chapterAt(t, 8, 6, 120, 40)
+	m, _ = send(t, m, keyRunes("H"), keyRunes("H"))
+	grid := func(m Model) bool {
+		_, _, _, _, ok := m.lesson.Bench().Box(lesson.PanelWindow)
+		_, _, _, _, ok2 := m.lesson.Bench().Box(lesson.PanelTimeline)
+		return ok && ok2 // both on screen at once: not tabs
+	}
+	if !grid(m) {
+		t.Fatalf("no grid at 120x40 with hints:\n%s", ansi.Strip(m.View()))
+	}
+	m, _ = send(t, m, keyRunes(":"), keyRunes("sendd p1 x"), keyEnter)
+	if !strings.Contains(ansi.Strip(m.View()), "did you mean") {
+		t.Fatalf("no error on the bar:\n%s", ansi.Strip(m.View()))
+	}
+	if !grid(m) {
+		t.Fatalf("the error turned the grid into tabs:\n%s", ansi.Strip(m.View()))
+	}
+}

@@ -208,7 +208,13 @@ func (m Model) textRows() int {
 	if len(m.prompt.Hints) > 0 || m.prompt.Complete {
 		limit++ // and for the hints or the challenge's verdict
 	}
-	if m.w < workbench.GridWidth || m.h-2-limit < workbench.GridHeight {
+	// Where the panels can be a grid with at least three lines of text
+	// above them, they stay one: the text scrolls instead (a command
+	// bar's error or hints once turned 120×40 into tabs). Otherwise they
+	// are tabs, and the narration comes first.
+	if gridText := m.h - 2 - workbench.GridHeight; m.w >= workbench.GridWidth && gridText >= 3 {
+		limit = min(limit, gridText)
+	} else {
 		limit = max(limit, m.h-2-minTabRows)
 	}
 	return max(min(len(m.text), limit), 1)
