@@ -39,7 +39,7 @@ type Model struct {
 	scroll int
 	head   string // the title line, composed by frame
 	page   string // the lines of text in view, composed by frame
-	shown  int // the lesson step whose narration is rendered (-2: none yet)
+	shown  int    // the lesson step whose narration is rendered (-2: none yet)
 }
 
 // Prompt is what the shown step asks of the learner, as the app found it
