@@ -459,6 +459,9 @@ func (c *checker) report(w *World, a Anomaly) {
 // Anomalies returns what the checker has found so far.
 func (w *World) Anomalies() []Anomaly { return slices.Clone(w.check.anomalies) }
 
+// sharedAnomalies is Anomalies without the copy (the list only grows).
+func (c *checker) sharedAnomalies() []Anomaly { return c.anomalies[:len(c.anomalies):len(c.anomalies)] }
+
 // noteReads checks what a consumer handed its application since the last
 // check: a read_committed reader must never see a record of an aborted
 // transaction, nor anything at or past the last stable offset.

@@ -22,6 +22,7 @@ func (w *World) Clone() *World {
 	c.ckpts = w.ckpts[:len(w.ckpts):len(w.ckpts)]
 	c.nextCkpt, c.replaying = w.nextCkpt, w.replaying
 	c.trace = w.trace[:len(w.trace):len(w.trace)]
+	c.decAt, c.decScanned = w.decAt, w.decScanned
 	c.pending = slices.Clone(w.pending)
 	return c
 }
@@ -127,6 +128,7 @@ func (w *World) clone(live bool) (*World, int) {
 	weight += 320 * len(w.queue.slab)
 
 	c.check = w.check.clone(cl)
+	cl.cloneViews(w, c)
 	weight += 64*len(w.check.names)*(1+len(w.check.parts)) + 256*len(w.check.parts)
 	if !live {
 		c.arena = hist.Arena{} // never used: a checkpoint is only copied

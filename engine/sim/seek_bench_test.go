@@ -3,6 +3,8 @@ package sim
 import (
 	"runtime"
 	"testing"
+
+	"github.com/eoslab/eoslab/engine/script"
 )
 
 // seekHistories are built once per run of the benchmarks: the 1M-step one
@@ -74,4 +76,31 @@ func TestSeekHistoryCost(t *testing.T) {
 		w1.Steps(), with>>20, n, without>>20, float64(with-without)/float64(without))
 	runtime.KeepAlive(w1)
 	runtime.KeepAlive(w2)
+}
+
+// BenchmarkSnapshot is the snapshot the UI takes after every move, at 1k
+// and 1M steps of history: after one more step (not timed), a snapshot
+// decodes only what changed since the last one. Budget: 1 ms at 1M steps.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"1k", 1_000}, {"1M", 1_000_000}} {
+		b.Run(size.name, func(b *testing.B) {
+			w := seekHistory(b, size.n).Clone()
+			w.Snapshot() // the views of the history so far
+			more := &script.Send{Producer: "a", TP: script.TopicPartition{Topic: "orders", Partition: 1}, Count: 2}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				if _, ok := w.Step(); !ok {
+					w.Apply(more)
+				}
+				b.StartTimer()
+				if s := w.Snapshot(); s.Step != w.Steps() {
+					b.Fatal("snapshot of another step")
+				}
+			}
+		})
+	}
 }

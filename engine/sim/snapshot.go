@@ -187,7 +187,7 @@ type MessageView struct {
 
 // Snapshot captures the world now.
 func (w *World) Snapshot() *Snapshot {
-	s := &Snapshot{Step: w.steps, TimeMs: w.now, Seed: w.seed, Cluster: w.cluster, Anomalies: w.Anomalies()}
+	s := &Snapshot{Step: w.steps, TimeMs: w.now, Seed: w.seed, Cluster: w.cluster, Anomalies: w.check.sharedAnomalies()}
 	for _, b := range w.brokers {
 		s.Brokers = append(s.Brokers, BrokerView{ID: b.ID, Alive: b.Alive()})
 	}
@@ -210,12 +210,9 @@ func (w *World) Snapshot() *Snapshot {
 	for _, f := range w.faults {
 		s.Faults = append(s.Faults, f.describe())
 	}
-	for i := len(w.trace) - 1; i >= 0; i-- {
-		if w.trace[i].Kind == "produce.decision" {
-			e := w.trace[i]
-			s.LastDecision = &e
-			break
-		}
+	if i := w.lastDecision(); i >= 0 {
+		e := w.trace[i]
+		s.LastDecision = &e
 	}
 	s.Due = w.Due()
 	return s
@@ -230,16 +227,7 @@ func (w *World) partitionView(m *partMeta) PartitionView {
 	}
 	log := w.brokers[lead-1].Replica(m.tp).Log
 	v.HighWatermark, v.LogStartOffset, v.LogEndOffset, v.LastStableOffset = log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset(), log.LastStableOffset()
-	var dec record.Decoder
-	var b record.Batch
-	log.EachBatch(0, func(_ int, st *partition.Stored) bool {
-		v.Batches = append(v.Batches, StoredBatch{Header: st.Header, Bytes: st.Bytes})
-		if dec.Decode(st.Bytes, &b) != nil {
-			return true
-		}
-		v.Log = append(v.Log, recordViews(&b)...)
-		return true
-	})
+	v.Batches, v.Log = w.logViewsOf(log)
 	for _, e := range log.State().Entries() {
 		pv := ProducerStateView{ProducerID: e.ProducerID(), Epoch: e.Epoch(), LastSeq: e.LastSeq(), LastOffset: e.LastOffset(),
 			LastTimestamp: e.LastTimestamp(), CoordinatorEpoch: e.CoordinatorEpoch(), TxnFirstOffset: -1}
@@ -257,15 +245,16 @@ func (w *World) partitionView(m *partMeta) PartitionView {
 		v.Followers = append(v.Followers, ReplicaView{Broker: id, Alive: br.Alive(), Leader: id == m.leader,
 			InISR: slices.Contains(m.isr, id), LogEndOffset: rl.LogEndOffset(), HighWatermark: rl.HighWatermark()})
 	}
-	for _, sn := range log.Snapshots() {
+	for _, sn := range log.SnapshotsShared() {
 		v.Snapshots = append(v.Snapshots, sn.Offset)
 	}
-	v.AbortedTxns = log.AbortedTxns()
+	if a := log.AbortedShared(); len(a) > 0 {
+		v.AbortedTxns = a // shared: the log never changes it in place
+	}
 	return v
 }
 
-func recordViews(b *record.Batch) []RecordView {
-	out := make([]RecordView, 0, len(b.Records))
+func appendRecordViews(out []RecordView, b *record.Batch) []RecordView {
 	h := &b.Header
 	var ctl string
 	if h.Attributes.Control() {
@@ -296,17 +285,6 @@ func (w *World) producerView(name string) ProducerView {
 	if v.Config.TransactionalID != "" {
 		v.TxnState = p.TxnState().String()
 	}
-	for i := range p.NumBatches() {
-		b := p.BatchAt(i)
-		cb := ClientBatchView{ID: b.ID, Partition: b.TP.String(), BaseSeq: b.Seq, LastSeq: b.LastSeq(), Count: b.Count,
-			FirstSerial: b.FirstSerial, State: b.State.String(), BaseOffset: b.BaseOffset, Sends: b.Sends, Bytes: b.Bytes}
-		if b.Err != 0 || b.State == client.Expired {
-			cb.Error = b.Err.Name()
-			if b.State == client.Expired {
-				cb.Error = "TIMEOUT"
-			}
-		}
-		v.Batches = append(v.Batches, cb)
-	}
+	v.Batches = w.batchViewsOf(name, p)
 	return v
 }

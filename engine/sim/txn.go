@@ -509,7 +509,11 @@ func (w *World) txnViews(s *Snapshot) {
 	}
 	for _, name := range w.tx.consOrd {
 		c := w.tx.cons[name].c
-		v := ConsumerView{Name: name, Isolation: c.Isolation(), Group: c.Group(), Read: slices.Clone(c.Records())}
+		read := c.Records() // shared: what a consumer read only grows
+		if len(read) == 0 {
+			read = nil
+		}
+		v := ConsumerView{Name: name, Isolation: c.Isolation(), Group: c.Group(), Read: read[:len(read):len(read)]}
 		for _, tp := range c.Partitions() {
 			v.Positions = append(v.Positions, Position{tp.String(), c.Position(tp)})
 		}
@@ -532,7 +536,9 @@ func (w *World) txnViews(s *Snapshot) {
 		}
 		s.Groups = append(s.Groups, v)
 	}
-	s.Effects = slices.Clone(w.tx.effects)
+	if len(w.tx.effects) > 0 {
+		s.Effects = w.tx.effects[:len(w.tx.effects):len(w.tx.effects)] // shared: effects only grow
+	}
 }
 
 func tpStrings(tps []msg.TP) []string {

@@ -140,6 +140,12 @@ type World struct {
 	everyPeriod  bool
 	compactAt    int        // queue length at which stale timers are dropped
 	arena        hist.Arena // where producers keep the bytes of their batches
+	// What snapshots decoded, kept for the next ones (views.go).
+	views  map[*partition.Log]*logViews
+	pviews map[string]*producerViews
+	// The last produce.decision in the trace: its index + 1 (0: none), up
+	// to trace length decScanned (0: not looked for yet).
+	decAt, decScanned int
 }
 
 // New creates a world with the default cluster.
@@ -218,6 +224,26 @@ func (w *World) SetTracing(on bool) { w.quiet = !on }
 func (w *World) emit(e trace.Event) {
 	e.Step, e.TimeMs = w.steps, w.now
 	w.pending = append(w.pending, e)
+}
+
+// lastDecision is the index of the last produce.decision in the trace, or -1.
+func (w *World) lastDecision() int {
+	if w.decScanned == 0 && len(w.trace) > 0 {
+		for i := len(w.trace) - 1; i >= 0; i-- {
+			if w.trace[i].Kind == "produce.decision" {
+				w.decAt = i + 1
+				break
+			}
+		}
+	} else {
+		for i := w.decScanned; i < len(w.trace); i++ {
+			if w.trace[i].Kind == "produce.decision" {
+				w.decAt = i + 1
+			}
+		}
+	}
+	w.decScanned = len(w.trace)
+	return w.decAt - 1
 }
 
 // flush moves the pending events to the trace and returns them.
