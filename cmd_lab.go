@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
@@ -67,14 +70,14 @@ network faults, a loss or a reordering under all faults.`,
 				}
 				return nil
 			}
+			results, err := runLabs(first, runs, line, ops, faults)
+			if err != nil {
+				return err
+			}
 			var dupRuns, lostRuns, reorderRuns, acked, failed int
 			var bad []uint64
-			for i := range runs {
+			for i, r := range results {
 				seed := first + uint64(i)
-				r, err := sim.RunLab(seed, line, ops, faults)
-				if err != nil {
-					return err
-				}
 				acked += r.Acked
 				failed += r.Failed
 				if r.Duplicates > 0 {
@@ -111,4 +114,35 @@ network faults, a loss or a reordering under all faults.`,
 	cmd.Flags().StringVar(&faultSet, "faults", "network", "network (lose, delay, reset, refuse) or all (also failovers, restarts, kills)")
 	cmd.Flags().BoolVar(&show, "show", false, "print the schedule of --seed as a script instead of running")
 	return cmd
+}
+
+// runLabs plays the runs on every core: each run is its own world, so
+// they share nothing, and the results come back in seed order (the
+// report, and the first failing seeds it names, do not depend on how the
+// runs were spread).
+func runLabs(first uint64, runs int, line string, ops int, faults sim.LabFaults) ([]sim.LabResult, error) {
+	results := make([]sim.LabResult, runs)
+	errs := make([]error, runs)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), runs) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= runs {
+					return
+				}
+				results[i], errs[i] = sim.RunLab(first+uint64(i), line, ops, faults)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err // the first in seed order
+		}
+	}
+	return results, nil
 }

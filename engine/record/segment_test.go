@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 
@@ -269,19 +270,33 @@ func TestDecompressionLimit(t *testing.T) {
 		t.Skip("compresses 64 MiB per codec")
 	}
 	exact, over := recordArea(MaxRecordsSize), recordArea(MaxRecordsSize+1)
-	for _, c := range []Compression{Gzip, Snappy, LZ4, Zstd} {
+	codecs := []Compression{Gzip, Snappy, LZ4, Zstd}
+	// Compressing a gigabyte per codec is most of the time: done on every
+	// core first; the checks below measure allocations, so they run alone.
+	type inputs struct{ exact, over, bomb []byte }
+	in := make([]inputs, len(codecs))
+	var wg sync.WaitGroup
+	for i, c := range codecs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in[i] = inputs{compressedBatch(c, compressWith(c, exact)), compressedBatch(c, compressWith(c, over)), compressedBatch(c, zeros1GiB(c))}
+		}()
+	}
+	wg.Wait()
+	for i, c := range codecs {
 		t.Run(c.String(), func(t *testing.T) {
 			d := Decoder{Reuse: true}
 			var b Batch
-			if err := d.Decode(compressedBatch(c, compressWith(c, exact)), &b); err != nil || len(b.Records) != 1 {
+			if err := d.Decode(in[i].exact, &b); err != nil || len(b.Records) != 1 {
 				t.Fatalf("exactly the limit: %v", err)
 			}
-			err := d.Decode(compressedBatch(c, compressWith(c, over)), &b)
+			err := d.Decode(in[i].over, &b)
 			var tl *RecordsTooLargeError
 			if !errors.As(err, &tl) || tl.Codec != c || tl.Limit != MaxRecordsSize {
 				t.Fatalf("one byte over: %v", err)
 			}
-			bomb := compressedBatch(c, zeros1GiB(c))
+			bomb := in[i].bomb
 			allocated := allocatedBy(func() {
 				if err := (&Decoder{}).Decode(bomb, &b); !errors.As(err, &tl) {
 					t.Fatalf("1 GiB: %v", err)

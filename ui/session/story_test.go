@@ -38,42 +38,49 @@ func chapter(t *testing.T, n int) *lesson.Lesson {
 // lesson step except from a step's end. In every chapter, to the end.
 func TestNextDecisionIsARunOfForward(t *testing.T) {
 	for _, l := range builtin(t) {
-		s, ref := New(1, l), New(1, l)
-		for press := 0; ; press++ {
-			if press > 5000 {
-				t.Fatalf("%s: no end after %d presses", l.Title, press)
-			}
-			before := s.Position()
-			sk := s.SkipForward(ByDecision, true)
-			for range sk.Moves {
-				ref.Forward()
-			}
-			if got, want := s.Snapshot().StateJSON(), ref.Snapshot().StateJSON(); !bytes.Equal(got, want) {
-				t.Fatalf("%s press %d: ) shows another world than %d × →\n got %s\nwant %s", l.Title, press, sk.Moves, got, want)
-			}
-			if !reflect.DeepEqual(s.Position(), ref.Position()) {
-				t.Fatalf("%s press %d: ) is at %+v, → at %+v", l.Title, press, s.Position(), ref.Position())
-			}
-			after := s.Position()
-			if after.Step != before.Step && !before.StepDone && before.Step >= 0 {
-				t.Fatalf("%s press %d: ) ran from the middle of step %d into step %d", l.Title, press, before.Step+1, after.Step+1)
-			}
-			if i := story.LastDecision(sk.Events[:sk.Last]); i >= 0 {
-				e := sk.Events[i]
-				t.Fatalf("%s press %d: ) passed the decision of step %d (%s) and stopped at step %d", l.Title, press, e.Step, e.Text, s.Step())
-			}
-			if sk.Stop == StopDecision && (sk.Decision == nil || !story.Decision(sk.Decision)) {
-				t.Fatalf("%s press %d: stopped at a decision without one: %+v", l.Title, press, sk.Decision)
-			}
-			if sk.Stop == StopEnd {
-				break
-			}
-			if sk.Moves == 0 && sk.Stop != StopReveal {
-				t.Fatalf("%s press %d: ) moved nowhere (stop %d)", l.Title, press, sk.Stop)
-			}
-			if sk.Stop == StopReveal && after.Step == before.Step {
-				t.Fatalf("%s press %d: stopped before a reveal that was answered", l.Title, press)
-			}
+		t.Run(fmt.Sprint(l.Number), func(t *testing.T) {
+			t.Parallel()
+			decisionsAreRunsOfForward(t, l)
+		})
+	}
+}
+
+func decisionsAreRunsOfForward(t *testing.T, l *lesson.Lesson) {
+	s, ref := New(1, l), New(1, l)
+	for press := 0; ; press++ {
+		if press > 5000 {
+			t.Fatalf("%s: no end after %d presses", l.Title, press)
+		}
+		before := s.Position()
+		sk := s.SkipForward(ByDecision, true)
+		for range sk.Moves {
+			ref.Forward()
+		}
+		if got, want := s.Snapshot().StateJSON(), ref.Snapshot().StateJSON(); !bytes.Equal(got, want) {
+			t.Fatalf("%s press %d: ) shows another world than %d × →\n got %s\nwant %s", l.Title, press, sk.Moves, got, want)
+		}
+		if !reflect.DeepEqual(s.Position(), ref.Position()) {
+			t.Fatalf("%s press %d: ) is at %+v, → at %+v", l.Title, press, s.Position(), ref.Position())
+		}
+		after := s.Position()
+		if after.Step != before.Step && !before.StepDone && before.Step >= 0 {
+			t.Fatalf("%s press %d: ) ran from the middle of step %d into step %d", l.Title, press, before.Step+1, after.Step+1)
+		}
+		if i := story.LastDecision(sk.Events[:sk.Last]); i >= 0 {
+			e := sk.Events[i]
+			t.Fatalf("%s press %d: ) passed the decision of step %d (%s) and stopped at step %d", l.Title, press, e.Step, e.Text, s.Step())
+		}
+		if sk.Stop == StopDecision && (sk.Decision == nil || !story.Decision(sk.Decision)) {
+			t.Fatalf("%s press %d: stopped at a decision without one: %+v", l.Title, press, sk.Decision)
+		}
+		if sk.Stop == StopEnd {
+			break
+		}
+		if sk.Moves == 0 && sk.Stop != StopReveal {
+			t.Fatalf("%s press %d: ) moved nowhere (stop %d)", l.Title, press, sk.Stop)
+		}
+		if sk.Stop == StopReveal && after.Step == before.Step {
+			t.Fatalf("%s press %d: stopped before a reveal that was answered", l.Title, press)
 		}
 	}
 }
