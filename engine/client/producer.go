@@ -221,6 +221,11 @@ func (p *Producer) BatchAt(i int) Batch {
 	return *p.recent[i-p.done.Len()]
 }
 
+// SettledRef identifies settled batch i (i < Settled()) by where it is
+// kept: producers share the entries of a history they share (a clone, a
+// world rewound), so equal refs mean the same batch.
+func (p *Producer) SettledRef(i int) any { return p.done.Ptr(i) }
+
 // Unsettled returns the batches from the oldest one not done, oldest first
 // (shared: do not modify).
 func (p *Producer) Unsettled() []*Batch { return p.recent }

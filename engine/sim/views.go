@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"bytes"
+	"maps"
+
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
@@ -15,7 +18,6 @@ import (
 // logViews is the decoded form of a prefix of a log: its batches and
 // their records. The slices only grow; snapshots get them cut to length.
 type logViews struct {
-	src     []*partition.Stored // what each batch view was made from
 	batches []StoredBatch
 	recs    []RecordView
 	recEnd  []int // len(recs) once batch i was decoded
@@ -23,51 +25,79 @@ type logViews struct {
 	scratch record.Batch
 }
 
-// valid is how many of the views hold for log l: every batch the log
-// shares with the one they were made from (the same stored batch at the
-// same index, which a log never has but for the same append).
+// valid is how many of the views hold for log l: the batches l holds with
+// the same bytes. Batches the log shares with the one the views were made
+// from (the same stored bytes, which only the same history has) are found
+// by halving; past them (a world replayed from a checkpoint stores its
+// batches anew) the bytes are compared.
 func (v *logViews) valid(l *partition.Log) int {
-	n := min(len(v.src), l.NumBatches())
-	if n > 0 && v.src[n-1] == l.Batch(n-1) {
-		return n
-	}
-	lo, hi := 0, n // the first index that differs: everything before it is shared
-	for lo < hi {
-		m := (lo + hi) / 2
-		if v.src[m] == l.Batch(m) {
-			lo = m + 1
-		} else {
-			hi = m
+	n := min(len(v.batches), l.NumBatches())
+	same := func(i int) bool { return &v.batches[i].Bytes[0] == &l.Batch(i).Bytes[0] }
+	lo := n
+	if n > 0 && !same(n-1) {
+		lo, hi := 0, n-1
+		for lo < hi {
+			m := (lo + hi) / 2
+			if same(m) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
 		}
+		for lo < n && bytes.Equal(v.batches[lo].Bytes, l.Batch(lo).Bytes) {
+			lo++
+		}
+		return lo
 	}
 	return lo
 }
 
-// of returns the views of log l's batches and records, decoding only what
-// no snapshot has decoded before.
-func (w *World) logViewsOf(l *partition.Log) ([]StoredBatch, []RecordView) {
-	if w.views == nil {
-		w.views = map[*partition.Log]*logViews{}
+// viewShare holds the views every copy of a world shares: the world and
+// its checkpoints, clones and rewound worlds decode a history once between
+// them. A copy that went another way keeps views of its own (World.views).
+type viewShare struct {
+	logs  map[replicaKey]*logViews
+	prods map[string]*producerViews
+}
+
+// replicaKey names a log: the broker holding it and the partition.
+type replicaKey struct{ broker, partition int }
+
+func (w *World) share() *viewShare {
+	if w.vshare == nil {
+		w.vshare = &viewShare{logs: map[replicaKey]*logViews{}, prods: map[string]*producerViews{}}
 	}
-	v := w.views[l]
+	return w.vshare
+}
+
+// logViewsOf returns the views of the batches and records of broker b's
+// log l of partition p, decoding only what no snapshot has decoded before.
+func (w *World) logViewsOf(b, p int, l *partition.Log) ([]StoredBatch, []RecordView) {
+	k := replicaKey{b, p}
+	v := w.views[k]
+	if v == nil {
+		v = w.share().logs[k]
+	}
 	n := 0
 	if v != nil {
 		n = v.valid(l)
-		if n < len(v.src) {
+		if n < len(v.batches) && n < l.NumBatches() {
 			// This world went another way: views of its own, from where they part.
-			v = &logViews{src: append([]*partition.Stored(nil), v.src[:n]...), batches: append([]StoredBatch(nil), v.batches[:n]...),
-				recEnd: append([]int(nil), v.recEnd[:n]...)}
+			old := v
+			v = &logViews{batches: append([]StoredBatch(nil), old.batches[:n]...), recEnd: append([]int(nil), old.recEnd[:n]...)}
 			if n > 0 {
-				v.recs = append([]RecordView(nil), w.views[l].recs[:v.recEnd[n-1]]...)
+				v.recs = append([]RecordView(nil), old.recs[:v.recEnd[n-1]]...)
 			}
-			w.views[l] = v
+			if w.views == nil {
+				w.views = map[replicaKey]*logViews{}
+			}
+			w.views[k] = v
 		}
 	} else {
 		v = &logViews{}
-		w.views[l] = v
+		w.share().logs[k] = v
 	}
-	l.EachBatch(n, func(_ int, st *partition.Stored) bool {
-		v.src = append(v.src, st)
+	l.EachBatch(min(n, len(v.batches)), func(_ int, st *partition.Stored) bool {
 		v.batches = append(v.batches, StoredBatch{Header: st.Header, Bytes: st.Bytes})
 		if v.dec.Decode(st.Bytes, &v.scratch) == nil {
 			v.recs = appendRecordViews(v.recs, &v.scratch)
@@ -75,47 +105,75 @@ func (w *World) logViewsOf(l *partition.Log) ([]StoredBatch, []RecordView) {
 		v.recEnd = append(v.recEnd, len(v.recs))
 		return true
 	})
-	k := l.NumBatches()
-	if k == 0 {
+	nb := l.NumBatches()
+	if nb == 0 {
 		return nil, nil
 	}
-	r := v.recEnd[k-1]
+	r := v.recEnd[nb-1]
 	var recs []RecordView
 	if r > 0 {
 		recs = v.recs[:r:r]
 	}
-	return v.batches[:k:k], recs
+	return v.batches[:nb:nb], recs
 }
 
 // producerViews is the view of a prefix of a producer's settled batches.
 type producerViews struct {
+	refs  []any          // where each batch was kept (client.Producer.SettledRef)
 	src   []client.Batch // what each view was made from
 	views []ClientBatchView
 }
 
+// valid is how many of the views hold for producer p: the settled batches
+// p shares with the one they were made from (the same entries, found by
+// halving), then those equal to what they were made from.
+func (v *producerViews) valid(p *client.Producer) int {
+	n := min(len(v.src), p.Settled())
+	lo := n
+	if n > 0 && v.refs[n-1] != p.SettledRef(n-1) {
+		hi := n - 1
+		lo = 0
+		for lo < hi {
+			m := (lo + hi) / 2
+			if v.refs[m] == p.SettledRef(m) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		for lo < n && sameBatch(&v.src[lo], p, lo) {
+			lo++
+		}
+	}
+	return lo
+}
+
 // batchViewsOf returns the views of every batch of producer p.
 func (w *World) batchViewsOf(name string, p *client.Producer) []ClientBatchView {
-	if w.pviews == nil {
-		w.pviews = map[string]*producerViews{}
-	}
 	v := w.pviews[name]
+	if v == nil {
+		v = w.share().prods[name]
+	}
 	settled := p.Settled()
 	n := 0
 	if v != nil {
-		n = min(len(v.src), settled)
-		for n > 0 && !sameBatch(&v.src[n-1], p, n-1) {
-			n-- // another way from here (a fork)
-		}
-		if n < len(v.src) {
-			v = &producerViews{src: append([]client.Batch(nil), v.src[:n]...), views: append([]ClientBatchView(nil), v.views[:n]...)}
+		n = v.valid(p)
+		if n < len(v.src) && n < settled {
+			// Another way from here (a fork, a restarted producer): views of its own.
+			v = &producerViews{refs: append([]any(nil), v.refs[:n]...), src: append([]client.Batch(nil), v.src[:n]...),
+				views: append([]ClientBatchView(nil), v.views[:n]...)}
+			if w.pviews == nil {
+				w.pviews = map[string]*producerViews{}
+			}
 			w.pviews[name] = v
 		}
 	} else {
 		v = &producerViews{}
-		w.pviews[name] = v
+		w.share().prods[name] = v
 	}
-	for i := n; i < settled; i++ {
+	for i := len(v.src); i < settled; i++ {
 		b := p.BatchAt(i)
+		v.refs = append(v.refs, p.SettledRef(i))
 		v.src = append(v.src, b)
 		v.views = append(v.views, clientBatchView(&b))
 	}
@@ -138,7 +196,7 @@ func sameBatch(a *client.Batch, p *client.Producer, i int) bool {
 	b := p.BatchAt(i)
 	return a.ID == b.ID && a.TP == b.TP && a.Count == b.Count && a.FirstSerial == b.FirstSerial && a.Seq == b.Seq &&
 		a.Sends == b.Sends && a.State == b.State && a.BaseOffset == b.BaseOffset && a.Err == b.Err &&
-		len(a.Bytes) == len(b.Bytes) && (len(a.Bytes) == 0 || &a.Bytes[0] == &b.Bytes[0])
+		bytes.Equal(a.Bytes, b.Bytes)
 }
 
 func clientBatchView(b *client.Batch) ClientBatchView {
@@ -153,16 +211,13 @@ func clientBatchView(b *client.Batch) ClientBatchView {
 	return cb
 }
 
-// cloneViews gives a copy of the world the views it can share.
+// cloneViews gives a copy of the world the views it shares.
 func (cl *cloner) cloneViews(w, c *World) {
-	c.views = make(map[*partition.Log]*logViews, len(w.views))
-	for l, v := range w.views {
-		if cl2, ok := cl.logs[l]; ok {
-			c.views[cl2] = v
-		}
+	c.vshare = w.share()
+	if len(w.views) > 0 {
+		c.views = maps.Clone(w.views)
 	}
-	c.pviews = make(map[string]*producerViews, len(w.pviews))
-	for name, v := range w.pviews {
-		c.pviews[name] = v
+	if len(w.pviews) > 0 {
+		c.pviews = maps.Clone(w.pviews)
 	}
 }
