@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/lessons/lesson"
 )
 
@@ -53,6 +54,87 @@ func TestBuiltinLessonsPlay(t *testing.T) {
 				t.Errorf("transcript differs from %s (rewrite with -update and read the diff)", golden)
 			}
 		})
+	}
+}
+
+// Every prediction of a built-in chapter has exactly one choice the
+// engine marks right: with none the lesson no longer fits the engine,
+// with two the question does not say what it asks.
+func TestBuiltinPredictionsHaveOneRightChoice(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	for _, l := range all {
+		reports, _ := lesson.NewPlayer(l, 1).PlayAll()
+		for _, r := range reports {
+			if r.Step.Kind != lesson.Predict {
+				continue
+			}
+			asked++
+			var right []string
+			for _, c := range r.Choices {
+				if c.Right {
+					right = append(right, c.Choice.Text)
+				}
+			}
+			if len(right) != 1 {
+				t.Errorf("%s:%d: %d choices are marked right, want 1: %q", l.File, r.Step.Prediction.Line, len(right), right)
+			}
+		}
+	}
+	if asked == 0 {
+		t.Fatal("no predictions in the built-in chapters")
+	}
+}
+
+// Most built-in chapters end with a challenge: the learner acts last.
+func TestBuiltinChaptersEndWithAChallenge(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ending := 0
+	for _, l := range all {
+		if n := len(l.Steps); n > 0 && l.Steps[n-1].Kind == lesson.Challenge {
+			ending++
+		}
+	}
+	if want := 20; ending < want {
+		t.Errorf("%d of %d chapters end with a challenge, want at least %d", ending, len(all), want)
+	}
+}
+
+// A challenge's hints are graded: they point the way, and only "show
+// solution" hands over the commands. No hint quotes a line of its
+// solution (a bare verb such as run aside).
+func TestBuiltinHintsDoNotGiveTheSolution(t *testing.T) {
+	all, err := Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, l := range all {
+		for i, st := range l.Steps {
+			if st.Challenge == nil {
+				continue
+			}
+			if len(st.Challenge.Hints) < 2 {
+				t.Errorf("%s step %d: %d hints, want at least 2", l.File, i+1, len(st.Challenge.Hints))
+			}
+			for _, c := range st.Challenge.Solution {
+				line := script.Format(c)
+				if !strings.Contains(line, " ") {
+					continue
+				}
+				for k, h := range st.Challenge.Hints {
+					if strings.Contains(squash(h), line) {
+						t.Errorf("%s step %d hint %d gives the solution's line %q", l.File, i+1, k+1, line)
+					}
+				}
+			}
+		}
 	}
 }
 
