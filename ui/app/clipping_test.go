@@ -70,12 +70,12 @@ var clipFrames = []clipFrame{
 		m, _ := send(t, builtinAt(t, 19, 2, w, h), keyRunes("3"))
 		return playedOut(t, m, 1)
 	}, map[string][]string{"consumers": {"read_committed stops at the LSO", "⏸"}, "partition": {"LSO 0: read_committed stops"}}},
-	// Chapter 2 step 8: the challenge's checklist with both hints shown.
+	// Chapter 2 step 7: the challenge's checklist with both hints shown.
 	{"challenge", func(t *testing.T, w, h int) Model {
-		m, _ := send(t, builtinAt(t, 2, 8, w, h), keyRunes("H"), keyRunes("H"))
+		m, _ := send(t, builtinAt(t, 2, 7, w, h), keyRunes("H"), keyRunes("H"))
 		return m
-	}, map[string][]string{"narration": {"events.producer.warning >= 1 (got 0)", `partitions.orders-0.values == ["fast-0", "fast-0"] (got [])`,
-		"hint 2/2: producer fast acks=1, send one record to orders-0, and lose the response before running."}}},
+	}, map[string][]string{"narration": {`producers.once.mode == plain (got producers has no "once" (yet))`, `partitions.orders-0.values == ["once-0"] (got [])`,
+		"hint 2/2: Give once the same setting p1 had, and let the leader's answer to its record go missing rather than the request."}}},
 	// The sandbox after a zombie's late write and abort are refused: the
 	// producers, network and partition log share a row, the log ending
 	// with markers.

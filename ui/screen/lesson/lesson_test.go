@@ -108,7 +108,7 @@ func TestPageKeysMoveAPage(t *testing.T) {
 }
 
 // Hints are Markdown like the narration: chapter 2's second hint shows
-// its command without backquotes, and lines continue under the label.
+// its code spans without backquotes, and lines continue under the label.
 func TestHintsRender(t *testing.T) {
 	l := builtin(t, 2)
 	step := len(l.Steps) - 1
@@ -122,7 +122,7 @@ func TestHintsRender(t *testing.T) {
 	if strings.Contains(view, "`") {
 		t.Errorf("a hint shows backquotes:\n%s", view)
 	}
-	if !strings.Contains(view, "hint 2/2: producer fast acks=1, send one record") {
+	if !strings.Contains(view, "hint 2/2: Give once the same setting p1 had, and let") {
 		t.Errorf("the second hint:\n%s", view)
 	}
 }
