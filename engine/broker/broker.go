@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -123,7 +124,7 @@ func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 }
 
 func (b *Broker) ev(kind trace.Kind, text string) trace.Event {
-	return trace.New(kind, fmt.Sprintf("broker %d %s", b.ID, text)).With("broker", trace.Int(int64(b.ID)))
+	return trace.New(kind, "broker "+strconv.Itoa(b.ID)+" "+text).With("broker", trace.Int(int64(b.ID)))
 }
 
 // HandleInitProducerID answers an idempotent producer with the next id of

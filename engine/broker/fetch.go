@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -99,8 +100,8 @@ func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int 
 	}
 	if n > 0 {
 		if env.Tracing() {
-			env.Emit(b.ev("replica.append", fmt.Sprintf("copies %d batch(es) of %s from broker %d; log end %d, high watermark %d",
-				n, resp.TP, r.Leader, r.Log.LogEndOffset(), r.Log.HighWatermark())).
+			env.Emit(b.ev("replica.append", "copies "+strconv.Itoa(n)+" batch(es) of "+resp.TP.String()+" from broker "+strconv.Itoa(r.Leader)+
+				"; log end "+strconv.FormatInt(r.Log.LogEndOffset(), 10)+", high watermark "+strconv.FormatInt(r.Log.HighWatermark(), 10)).
 				With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
 				With("high_watermark", trace.Int(r.Log.HighWatermark())))
 		}

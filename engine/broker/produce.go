@@ -3,6 +3,7 @@ package broker
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -126,13 +127,13 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	var text string
 	switch outcome {
 	case "append":
-		text = fmt.Sprintf("appends %s to %s at offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
+		text = "appends " + seqText(&h) + " to " + pb.TP.String() + " at offsets " + strconv.FormatInt(ar.BaseOffset, 10) + "-" + strconv.FormatInt(ar.LastOffset, 10)
 	case "duplicate":
 		text = fmt.Sprintf("recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
 	default:
 		text = fmt.Sprintf("rejects %s on %s: %s", seqText(&h), pb.TP, ar.Explain(pb.TP.String(), logEnd))
 	}
-	e := b.ev("produce.decision", text).
+	e := trace.NewN("produce.decision", "broker "+strconv.Itoa(b.ID)+" "+text, 16).With("broker", trace.Int(int64(b.ID))).
 		With("partition", trace.Str(pb.TP.String())).
 		With("producer_id", trace.Int(h.ProducerID)).With("producer_epoch", trace.Int(int64(h.ProducerEpoch))).
 		With("base_sequence", trace.Int(int64(h.BaseSequence))).With("last_sequence", trace.Int(int64(h.LastSequence()))).
@@ -151,9 +152,10 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 
 func seqText(h *record.Header) string {
 	if !h.HasProducerID() {
-		return fmt.Sprintf("a plain batch of %d record(s)", h.RecordsCount)
+		return "a plain batch of " + strconv.Itoa(int(h.RecordsCount)) + " record(s)"
 	}
-	return fmt.Sprintf("pid %d epoch %d seq %d-%d", h.ProducerID, h.ProducerEpoch, h.BaseSequence, h.LastSequence())
+	return "pid " + strconv.FormatInt(h.ProducerID, 10) + " epoch " + strconv.Itoa(int(h.ProducerEpoch)) +
+		" seq " + strconv.Itoa(int(h.BaseSequence)) + "-" + strconv.Itoa(int(h.LastSequence()))
 }
 
 // completeSatisfied answers every purgatory entry whose partitions are all

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
@@ -138,7 +139,7 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	r.Log.SetHighWatermark(hw)
 	if after := r.Log.HighWatermark(); after > before {
 		if env.Tracing() {
-			env.Emit(b.ev("hw.advance", fmt.Sprintf("advances the high watermark of %s to %d (ISR %v)", r.TP, after, r.ISR)).
+			env.Emit(b.ev("hw.advance", "advances the high watermark of "+r.TP.String()+" to "+strconv.FormatInt(after, 10)+" (ISR "+intsText(r.ISR)+")").
 				With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
 				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
 		}
@@ -220,6 +221,19 @@ func (b *Broker) SetISR(tp msg.TP, isr []int, env Env) {
 	if r.IsLeader {
 		b.maybeAdvanceHW(r, env)
 	}
+}
+
+// intsText is fmt's %v of a list of ints: [1 2 3].
+func intsText(xs []int) string {
+	b := make([]byte, 0, 2+3*len(xs))
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return string(append(b, ']'))
 }
 
 func ints64(xs []int) []int64 {

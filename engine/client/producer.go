@@ -1,7 +1,6 @@
 package client
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -410,8 +409,8 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())
 	if env.Tracing() {
-		env.Emit(p.ev("producer.enqueue", fmt.Sprintf("enqueues batch #%d: %d record%s for %s (serials %d-%d)",
-			b.ID, count, plural(count), tp, b.FirstSerial, b.FirstSerial+int64(count)-1)).
+		env.Emit(p.ev("producer.enqueue", "enqueues batch #"+strconv.Itoa(b.ID)+": "+strconv.Itoa(int(count))+" record"+plural(count)+
+			" for "+tp.String()+" (serials "+strconv.FormatInt(b.FirstSerial, 10)+"-"+strconv.FormatInt(b.FirstSerial+int64(count)-1, 10)+")").
 			With("batch", trace.Int(int64(b.ID))).
 			With("partition", trace.Str(tp.String())).With("record_count", trace.Int(int64(count))))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -145,7 +146,8 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	}
 	env.Delivered(b)
 	if env.Tracing() {
-		e := p.ev("producer.ack", fmt.Sprintf("batch #%d acknowledged: %s offsets %d-%d", b.ID, b.TP, baseOffset, baseOffset+int64(b.Count)-1))
+		e := p.ev("producer.ack", "batch #"+strconv.Itoa(b.ID)+" acknowledged: "+b.TP.String()+" offsets "+
+			strconv.FormatInt(baseOffset, 10)+"-"+strconv.FormatInt(baseOffset+int64(b.Count)-1, 10))
 		if baseOffset < 0 {
 			e.Text = fmt.Sprintf("%s batch #%d counted as sent (acks=0: no answer, no offsets)", p.name, b.ID)
 		}

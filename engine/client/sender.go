@@ -357,18 +357,25 @@ func (p *Producer) requestBump(tp msg.TP) {
 // Describe summarises the batches of a produce request, e.g.
 // "orders-0 pid 0 epoch 0 seq 4-5 (2 records)".
 func Describe(req msg.ProduceRequest) string {
+	if len(req.Batches) == 1 {
+		return describeBatch(req.Batches[0])
+	}
 	parts := make([]string, 0, len(req.Batches))
 	for _, b := range req.Batches {
-		h, err := record.ParseHeader(b.Data)
-		if err != nil {
-			parts = append(parts, b.TP.String()+" (undecodable)")
-			continue
-		}
-		s := fmt.Sprintf("%s batch #%d", b.TP, b.BatchID)
-		if h.HasProducerID() {
-			s += fmt.Sprintf(" pid %d epoch %d seq %d-%d", h.ProducerID, h.ProducerEpoch, h.BaseSequence, h.LastSequence())
-		}
-		parts = append(parts, s+fmt.Sprintf(" (%d record%s)", h.RecordsCount, plural(h.RecordsCount)))
+		parts = append(parts, describeBatch(b))
 	}
 	return strings.Join(parts, "; ")
+}
+
+func describeBatch(b msg.ProduceBatch) string {
+	h, err := record.ParseHeader(b.Data)
+	if err != nil {
+		return b.TP.String() + " (undecodable)"
+	}
+	s := b.TP.String() + " batch #" + strconv.Itoa(b.BatchID)
+	if h.HasProducerID() {
+		s += " pid " + strconv.FormatInt(h.ProducerID, 10) + " epoch " + strconv.Itoa(int(h.ProducerEpoch)) +
+			" seq " + strconv.Itoa(int(h.BaseSequence)) + "-" + strconv.Itoa(int(h.LastSequence()))
+	}
+	return s + " (" + strconv.Itoa(int(h.RecordsCount)) + " record" + plural(h.RecordsCount) + ")"
 }

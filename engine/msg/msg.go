@@ -5,7 +5,7 @@
 package msg
 
 import (
-	"fmt"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 )
@@ -16,7 +16,7 @@ type TP struct {
 	Partition int
 }
 
-func (tp TP) String() string { return fmt.Sprintf("%s-%d", tp.Topic, tp.Partition) }
+func (tp TP) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
 
 // Addr is an actor: a broker (Broker > 0) or a client by name.
 type Addr struct {
@@ -30,10 +30,22 @@ func ClientAddr(name string) Addr { return Addr{Client: name} }
 
 func (a Addr) String() string {
 	if a.Broker > 0 {
-		return fmt.Sprintf("broker %d", a.Broker)
+		if a.Broker < len(brokerNames) {
+			return brokerNames[a.Broker]
+		}
+		return "broker " + strconv.Itoa(a.Broker)
 	}
 	return a.Client
 }
+
+// brokerNames are the names of the first brokers, made once.
+var brokerNames = func() []string {
+	names := make([]string, 32)
+	for i := range names {
+		names[i] = "broker " + strconv.Itoa(i)
+	}
+	return names
+}()
 
 // Body is a message payload.
 type Body interface {

@@ -135,14 +135,14 @@ func (p Path) Result(c Check) Result {
 
 // String renders the path as "producer=known duplicate=not-duplicate ...".
 func (p Path) String() string {
-	s := ""
+	b := make([]byte, 0, 24*int(p.n))
 	for i, st := range p.steps[:p.n] {
 		if i > 0 {
-			s += " "
+			b = append(b, ' ')
 		}
-		s += st.Check.String() + "=" + st.Result.String()
+		b = append(append(append(b, st.Check.String()...), '='), st.Result.String()...)
 	}
-	return s
+	return string(b)
 }
 
 // Outcome is what the broker does with the batch.

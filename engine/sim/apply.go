@@ -110,7 +110,7 @@ func (j *Job) Deadline() int64 { return j.deadline }
 // and whether the job is done.
 func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 	w := j.w
-	var out []trace.Event
+	start := len(w.trace) // the steps' events follow each other in the trace
 	for n := 0; n < maxSteps && !j.done; n++ {
 		if j.left == 0 {
 			j.done = true
@@ -120,7 +120,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 					what = "advance"
 				}
 				w.emit(trace.New("run.limit", fmt.Sprintf("%s stopped after %d steps: something keeps retrying (the clock is at %s)", what, RunLimit, trace.FormatTime(w.now))))
-				out = append(out, w.flush()...)
+				w.flush()
 			}
 			break
 		}
@@ -128,7 +128,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		if j.kind == jobAdvance {
 			limit = j.deadline
 		}
-		evs, ok := w.stepWithin(limit)
+		_, ok := w.stepWithin(limit)
 		if !ok {
 			j.done = true
 			if j.kind == jobAdvance {
@@ -139,9 +139,11 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		}
 		j.left--
 		j.Steps++
-		out = append(out, evs...)
 	}
-	return out, j.done
+	if len(w.trace) == start {
+		return nil, j.done
+	}
+	return w.trace[start:len(w.trace):len(w.trace)], j.done
 }
 
 // Stop ends the job where it is: an advance leaves the clock at its last

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -69,7 +70,7 @@ func (k connKey) String() string {
 	case markerChannel:
 		what = " markers"
 	}
-	return fmt.Sprintf("%s%s-broker %d #%d", k.opener, what, k.broker, k.n)
+	return k.opener.String() + what + "-broker " + strconv.Itoa(k.broker) + " #" + strconv.Itoa(k.n)
 }
 
 type closeKind uint8

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
@@ -215,7 +216,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if resp {
 			verb = "answers"
 		}
-		text := fmt.Sprintf("%s %s %s #%d to %s: %s", from, verb, body.Name(), id, to, summarize(&f.m))
+		text := from.String() + " " + verb + " " + body.Name() + " #" + strconv.Itoa(id) + " to " + to.String() + ": " + summarize(&f.m)
 		if f.delayed {
 			text += fmt.Sprintf(" (held back %d ms, and the connection with it)", DelayMs)
 		}
@@ -239,31 +240,35 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 // batchRefs lists a produce request's batches as the client numbers them:
 // [{"partition":"orders-0","batch":3}, ...].
 func batchRefs(req msg.ProduceRequest) string {
-	var b strings.Builder
-	b.WriteByte('[')
+	b := make([]byte, 0, 48*len(req.Batches)+2)
+	b = append(b, '[')
 	for i, pb := range req.Batches {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprintf(&b, `{"partition":%q,"batch":%d}`, pb.TP.String(), pb.BatchID)
+		b = append(b, `{"partition":`...)
+		b = strconv.AppendQuote(b, pb.TP.String())
+		b = append(b, `,"batch":`...)
+		b = strconv.AppendInt(b, int64(pb.BatchID), 10)
+		b = append(b, '}')
 	}
-	b.WriteByte(']')
-	return b.String()
+	return string(append(b, ']'))
 }
 
 func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
 	case msg.ProduceRequest:
-		return fmt.Sprintf("acks=%d [%s]", b.Acks, client.Describe(b))
+		return "acks=" + strconv.Itoa(int(b.Acks)) + " [" + client.Describe(b) + "]"
 	case msg.ProduceResponse:
-		s := ""
+		s := make([]byte, 0, 48*len(b.Results))
 		for i, r := range b.Results {
 			if i > 0 {
-				s += "; "
+				s = append(s, "; "...)
 			}
-			s += fmt.Sprintf("%s %s base offset %d", r.TP, r.Error.Name(), r.BaseOffset)
+			s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
+			s = strconv.AppendInt(append(s, " base offset "...), r.BaseOffset, 10)
 		}
-		return s
+		return string(s)
 	case msg.InitProducerIDRequest:
 		if b.TransactionalID != "" && b.ProducerID >= 0 {
 			return fmt.Sprintf("transactional.id %s, bump producer id %d epoch %d", b.TransactionalID, b.ProducerID, b.Epoch)
@@ -275,9 +280,9 @@ func summarize(m *msg.Message) string {
 	case msg.InitProducerIDResponse:
 		return fmt.Sprintf("%s producer id %d epoch %d", b.Error.Name(), b.ProducerID, b.Epoch)
 	case msg.FetchRequest:
-		return fmt.Sprintf("%s from offset %d", b.TP, b.FetchOffset)
+		return b.TP.String() + " from offset " + strconv.FormatInt(b.FetchOffset, 10)
 	case msg.FetchResponse:
-		return fmt.Sprintf("%s %d batch(es), high watermark %d", b.TP, len(b.Batches), b.HighWatermark)
+		return b.TP.String() + " " + strconv.Itoa(len(b.Batches)) + " batch(es), high watermark " + strconv.FormatInt(b.HighWatermark, 10)
 	case msg.AddPartitionsToTxnRequest:
 		return fmt.Sprintf("%s pid %d epoch %d adds %s", b.TransactionalID, b.ProducerID, b.Epoch, tpList(b.Partitions))
 	case msg.AddPartitionsToTxnResponse:

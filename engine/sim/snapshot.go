@@ -227,7 +227,7 @@ func (w *World) partitionView(m *partMeta) PartitionView {
 	}
 	log := w.brokers[lead-1].Replica(m.tp).Log
 	v.HighWatermark, v.LogStartOffset, v.LogEndOffset, v.LastStableOffset = log.HighWatermark(), log.LogStartOffset(), log.LogEndOffset(), log.LastStableOffset()
-	v.Batches, v.Log = w.logViewsOf(log)
+	v.Batches, v.Log = w.logViewsOf(lead, m.tp.Partition, log)
 	for _, e := range log.State().Entries() {
 		pv := ProducerStateView{ProducerID: e.ProducerID(), Epoch: e.Epoch(), LastSeq: e.LastSeq(), LastOffset: e.LastOffset(),
 			LastTimestamp: e.LastTimestamp(), CoordinatorEpoch: e.CoordinatorEpoch(), TxnFirstOffset: -1}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -289,10 +290,11 @@ func expectsAnswer(body msg.Body) bool {
 
 func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	m := &f.m
-	text := fmt.Sprintf("%s receives %s #%d from %s%s", m.To, m.Body.Name(), m.ID, m.From, note)
+	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
+	text := to + " receives " + api + " #" + strconv.Itoa(m.ID) + " from " + from + note
 	return trace.New("message.deliver", text).
-		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String()))
+		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(api)).
+		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(from)).With("to", trace.Str(to))
 }
 
 func (w *World) deliverToBroker(f *flight) bool {

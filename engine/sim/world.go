@@ -141,7 +141,8 @@ type World struct {
 	compactAt    int        // queue length at which stale timers are dropped
 	arena        hist.Arena // where producers keep the bytes of their batches
 	// What snapshots decoded, kept for the next ones (views.go).
-	views  map[*partition.Log]*logViews
+	vshare *viewShare
+	views  map[replicaKey]*logViews // where this world went another way
 	pviews map[string]*producerViews
 	// The last produce.decision in the trace: its index + 1 (0: none), up
 	// to trace length decScanned (0: not looked for yet).
@@ -248,10 +249,14 @@ func (w *World) lastDecision() int {
 
 // flush moves the pending events to the trace and returns them.
 func (w *World) flush() []trace.Event {
-	evs := w.pending
-	w.trace = append(w.trace, evs...)
-	w.pending = nil
-	return evs
+	if len(w.pending) == 0 {
+		return nil
+	}
+	start := len(w.trace)
+	w.trace = append(w.trace, w.pending...)
+	clear(w.pending)
+	w.pending = w.pending[:0]
+	return w.trace[start:len(w.trace):len(w.trace)] // shared with the trace, which never changes what it holds
 }
 
 func (w *World) meta(tp msg.TP) *partMeta {

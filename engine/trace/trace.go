@@ -9,7 +9,6 @@ package trace
 import (
 	"encoding/json"
 	"strconv"
-	"strings"
 
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
@@ -37,12 +36,12 @@ type Attr struct {
 	Val Value
 }
 
-// Value is a small union: an integer, a string, a boolean or a list of integers.
+// Value is a small union: an integer, a string, a boolean or a list of
+// integers (kept as its text, which is all a list is read as).
 type Value struct {
-	kind byte // 'i', 's', 'b', 'l'
-	i    int64
 	s    string
-	list []int64
+	i    int64
+	kind byte // 'i', 's', 'b', 'l', 'j'
 }
 
 // JSON is a value written into the JSON form as it is (it must be valid
@@ -50,9 +49,19 @@ type Value struct {
 func JSON(raw string) Value { return Value{kind: 'j', s: raw} }
 
 // Int, Str, Bool and List build attribute values.
-func Int(v int64) Value    { return Value{kind: 'i', i: v} }
-func Str(v string) Value   { return Value{kind: 's', s: v} }
-func List(v []int64) Value { return Value{kind: 'l', list: v} }
+func Int(v int64) Value  { return Value{kind: 'i', i: v} }
+func Str(v string) Value { return Value{kind: 's', s: v} }
+func List(v []int64) Value {
+	b := make([]byte, 0, 2+8*len(v))
+	b = append(b, '[')
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, x, 10)
+	}
+	return Value{kind: 'l', s: string(append(b, ']'))}
+}
 func Bool(v bool) Value {
 	if v {
 		return Value{kind: 'b', i: 1}
@@ -61,7 +70,14 @@ func Bool(v bool) Value {
 }
 
 // New starts an event of kind k with the human sentence text.
-func New(k Kind, text string) Event { return Event{Kind: k, Text: text} }
+func New(k Kind, text string) Event {
+	return Event{Kind: k, Text: text, Attrs: make([]Attr, 0, 8)} // room for most events' attributes
+}
+
+// NewN is New for an event that will have about n attributes.
+func NewN(k Kind, text string, n int) Event {
+	return Event{Kind: k, Text: text, Attrs: make([]Attr, 0, n)}
+}
 
 // With appends an attribute and returns the event (for chaining).
 func (e Event) With(key string, v Value) Event {
@@ -83,7 +99,12 @@ func (e *Event) Get(key string) (Value, bool) {
 func (e *Event) Int(key string) int64 { v, _ := e.Get(key); return v.i }
 
 // Str returns a string attribute ("" if absent).
-func (e *Event) Str(key string) string { v, _ := e.Get(key); return v.s }
+func (e *Event) Str(key string) string {
+	if v, _ := e.Get(key); v.kind == 's' || v.kind == 'j' {
+		return v.s
+	}
+	return ""
+}
 
 // Bool returns a boolean attribute (false if absent).
 func (e *Event) Bool(key string) bool { v, _ := e.Get(key); return v.kind == 'b' && v.i == 1 }
@@ -95,21 +116,17 @@ func (v Value) String() string {
 		return strconv.FormatInt(v.i, 10)
 	case 'b':
 		return strconv.FormatBool(v.i == 1)
-	case 'l':
-		parts := make([]string, len(v.list))
-		for i, x := range v.list {
-			parts[i] = strconv.FormatInt(x, 10)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
 	}
 	return v.s
 }
 
 func (v Value) appendJSON(b []byte) []byte {
 	switch v.kind {
-	case 'i', 'b', 'l':
-		return append(b, v.String()...)
-	case 'j':
+	case 'i':
+		return strconv.AppendInt(b, v.i, 10)
+	case 'b':
+		return strconv.AppendBool(b, v.i == 1)
+	case 'l', 'j':
 		return append(b, v.s...)
 	}
 	q, _ := json.Marshal(v.s)
