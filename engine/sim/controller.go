@@ -73,10 +73,19 @@ func (w *World) failover(tp msg.TP, unclean bool) error {
 		w.elect(m, next, liveOf(w, m.isr), "clean failover")
 		return nil
 	}
-	next := pick(false)
-	if next == 0 {
-		next = pick(true)
+	// Kafka elects out of the ISR only when no in-sync replica is left
+	// to lead (PartitionChangeBuilder.electLeader tries the ISR first;
+	// kafka-leader-election.sh --election-type unclean acts only on a
+	// partition without a leader): with one alive, an unclean election
+	// cannot happen.
+	if live := liveOf(w, m.isr); len(live) > 0 {
+		if w.tracing() {
+			w.emit(trace.New("failover.refused", fmt.Sprintf("%s still has live in-sync replicas %v (ISR %v): an unclean election happens only when none is left", tp, live, m.isr)).
+				With("partition", trace.Str(tp.String())))
+		}
+		return nil
 	}
+	next := pick(false)
 	if next == 0 {
 		if w.tracing() {
 			w.emit(trace.New("failover.refused", fmt.Sprintf("no other live replica of %s", tp)).With("partition", trace.Str(tp.String())))

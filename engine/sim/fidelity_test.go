@@ -256,7 +256,11 @@ send t1 orders-0 1
 send t1 orders-0 1
 run
 restart broker 3
+kill broker 1
+kill broker 2
 failover orders-0 unclean
+restart broker 1
+restart broker 2
 send t1 orders-0 1
 send t1 orders-0 1
 run
@@ -405,5 +409,35 @@ run
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.check(t, playScript(t, tt.src)) })
+	}
+}
+
+// PartitionChangeBuilder.electLeader: an unclean election takes a replica
+// out of sync only when no in-sync replica is alive; while one is, the
+// command is refused and leadership stays (it once elected the
+// out-of-sync broker 3 with brokers 1 and 2 alive in the ISR).
+func TestUncleanElectionNeedsTheISRGone(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      int // the leader after the failover
+		refused   bool
+	}{
+		{"ISR alive", "producer p1\nsend p1 orders-0 1\nrun\nkill broker 3\nadvance 10s\nrestart broker 3\nfailover orders-0 unclean\n", 1, true},
+		{"leader alone in the ISR", "producer p1\nsend p1 orders-0 1\nrun\nkill broker 2\nkill broker 3\nadvance 10s\nrestart broker 3\nfailover orders-0 unclean\n", 1, true},
+		{"ISR gone", "producer p1\nsend p1 orders-0 1\nrun\nkill broker 3\nadvance 10s\nrestart broker 3\nkill broker 1\nkill broker 2\nfailover orders-0 unclean\n", 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := playScript(t, tt.src)
+			var leader int
+			for _, p := range w.Snapshot().Partitions {
+				if p.Name == "orders-0" {
+					leader = p.Leader
+				}
+			}
+			if leader != tt.want || (count(w, "failover.refused") > 0) != tt.refused {
+				t.Fatalf("leader %d (want %d), refused %d time(s) (want %v)", leader, tt.want, count(w, "failover.refused"), tt.refused)
+			}
+		})
 	}
 }
