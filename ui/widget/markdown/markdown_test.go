@@ -63,10 +63,7 @@ func TestNarrationRendersAndReflows(t *testing.T) {
 	}
 	for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI256} {
 		r := New(p, Colours{Text: "252", Accent: "39", Shade: "236", Faint: "240"})
-		for _, l := range ls {
-			if l.Number != 1 && l.Number != 2 && l.Number != 4 && l.Number != 18 {
-				continue
-			}
+		for _, l := range ls { // every chapter (the issue found chapters 1, 2 and 4)
 			texts := map[string]string{"introduction": l.Intro}
 			for i, st := range l.Steps {
 				texts[fmt.Sprintf("step %d", i+1)] = st.Narration
