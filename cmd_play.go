@@ -84,7 +84,7 @@ func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) 
 	}
 	cmds, err := script.Parse(path, src)
 	if err == nil {
-		err = transcript.Check(path, seed, cmds)
+		err = checkScript(path, seed, cmds)
 	}
 	if err != nil {
 		var list script.ErrorList
@@ -105,7 +105,24 @@ func play(cmd *cobra.Command, path string, seed uint64, asJSON, withState bool) 
 	if asJSON {
 		opt.Format = transcript.JSON
 	}
-	return transcript.Run(cmd.OutOrStdout(), sim.New(seed), cmds, opt)
+	w := sim.New(seed)
+	w.KeepTrace(false) // the transcript writes the events as they come
+	return transcript.Run(cmd.OutOrStdout(), w, cmds, opt)
+}
+
+// checkScript applies the commands to a scratch world, untraced — the
+// events are not needed to find a command the world refuses, and tracing
+// never changes what a world does — so that a refused command is reported
+// before anything is printed.
+func checkScript(file string, seed uint64, cmds []script.Command) error {
+	w := sim.New(seed)
+	w.SetTracing(false)
+	for _, c := range cmds {
+		if _, err := w.Apply(c); err != nil {
+			return &script.Error{File: file, Pos: c.Position(), Msg: err.Error()}
+		}
+	}
+	return nil
 }
 
 // isTerminal reports whether w is a terminal: a lesson opens in the lab

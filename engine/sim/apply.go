@@ -111,6 +111,7 @@ func (j *Job) Deadline() int64 { return j.deadline }
 func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 	w := j.w
 	start := len(w.trace) // the steps' events follow each other in the trace
+	var out []trace.Event // unless the trace is not kept
 	for n := 0; n < maxSteps && !j.done; n++ {
 		if j.left == 0 {
 			j.done = true
@@ -120,7 +121,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 					what = "advance"
 				}
 				w.emit(trace.New("run.limit", fmt.Sprintf("%s stopped after %d steps: something keeps retrying (the clock is at %s)", what, RunLimit, trace.FormatTime(w.now))))
-				w.flush()
+				out = w.collect(out, w.flush())
 			}
 			break
 		}
@@ -128,7 +129,8 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		if j.kind == jobAdvance {
 			limit = j.deadline
 		}
-		_, ok := w.stepWithin(limit)
+		evs, ok := w.stepWithin(limit)
+		out = w.collect(out, evs)
 		if !ok {
 			j.done = true
 			if j.kind == jobAdvance {
@@ -140,10 +142,21 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		j.left--
 		j.Steps++
 	}
+	if w.dropTrace {
+		return out, j.done
+	}
 	if len(w.trace) == start {
 		return nil, j.done
 	}
 	return w.trace[start:len(w.trace):len(w.trace)], j.done
+}
+
+// collect gathers a job's events when the trace does not keep them.
+func (w *World) collect(out, evs []trace.Event) []trace.Event {
+	if w.dropTrace {
+		return append(out, evs...)
+	}
+	return out
 }
 
 // Stop ends the job where it is: an advance leaves the clock at its last

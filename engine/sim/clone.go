@@ -46,7 +46,8 @@ func (w *World) clone(live bool) (*World, int) {
 	c := &World{seed: w.seed, pcg: w.pcg, now: w.now, steps: w.steps, cluster: w.cluster, started: w.started,
 		pidNext: w.pidNext, seq: w.seq, nextMsgID: w.nextMsgID, nextFault: w.nextFault,
 		nextExpiry: w.nextExpiry, nextISR: w.nextISR, nextTxn: w.nextTxn, quiet: w.quiet, nextConn: w.nextConn,
-		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed}
+		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed,
+		dropTrace: w.dropTrace, lastDecEvt: w.lastDecEvt}
 	c.rng = rand.New(&c.pcg)
 	c.benv = &brokerEnv{c}
 	weight := 4096
@@ -66,6 +67,7 @@ func (w *World) clone(live bool) (*World, int) {
 		c.parts[i] = &n
 	}
 	c.faults = slices.Clone(w.faults) // a fault is never changed once armed
+	c.indexFaults()
 	c.fenceAt = maps.Clone(w.fenceAt)
 
 	// Connections and the pairs that number them.

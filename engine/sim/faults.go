@@ -24,6 +24,57 @@ type armedFault struct {
 	seq      int32
 }
 
+// faultKey is what a fault waits for: a request of a producer, an answer
+// to one, a batch to refuse, or markers. A message can be the target of
+// faults of one key only, so looking there finds the first fault in arming
+// order that it fires.
+type faultKey struct {
+	kind     uint8 // 1 request, 2 response, 3 refusal, 4 markers
+	producer string
+}
+
+func (f *armedFault) key() faultKey {
+	switch {
+	case f.refusal != 0:
+		return faultKey{3, f.producer}
+	case f.markers:
+		return faultKey{4, ""}
+	case f.target == script.Request:
+		return faultKey{1, f.producer}
+	}
+	return faultKey{2, f.producer}
+}
+
+// armFault adds an armed fault.
+func (w *World) armFault(f *armedFault) {
+	w.faults = append(w.faults, f)
+	if w.faultsBy == nil {
+		w.faultsBy = map[faultKey][]*armedFault{}
+	}
+	k := f.key()
+	w.faultsBy[k] = append(w.faultsBy[k], f)
+}
+
+// fired removes a fault that fired.
+func (w *World) fired(f *armedFault) {
+	w.faults = slices.DeleteFunc(w.faults, func(x *armedFault) bool { return x == f })
+	k := f.key()
+	w.faultsBy[k] = slices.DeleteFunc(w.faultsBy[k], func(x *armedFault) bool { return x == f })
+	if len(w.faultsBy[k]) == 0 {
+		delete(w.faultsBy, k)
+	}
+}
+
+// indexFaults rebuilds the index of the armed faults (a copy of the world).
+func (w *World) indexFaults() {
+	w.faultsBy = nil
+	faults := w.faults
+	w.faults = nil
+	for _, f := range faults {
+		w.armFault(f)
+	}
+}
+
 func (f *armedFault) describe() string {
 	if f.refusal != 0 {
 		s := fmt.Sprintf("refuse %s's next batch for %s", f.producer, f.tp)
@@ -60,7 +111,7 @@ func (w *World) arm(c *script.Fault) error {
 		}
 		f.selector, f.tp, f.seq = true, tp, c.Seq
 	}
-	w.faults = append(w.faults, f)
+	w.armFault(f)
 	if w.tracing() {
 		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
 			With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).
@@ -96,12 +147,21 @@ func (f *armedFault) carries(body msg.Body) bool {
 // each fault fires once.
 func (w *World) applyFaults(fl *flight) {
 	m := &fl.m
-	for i := 0; i < len(w.faults); i++ {
-		f := w.faults[i]
+	if len(w.faultsBy) == 0 {
+		return
+	}
+	var k faultKey
+	switch _, markers := m.Body.(msg.WriteTxnMarkersRequest); {
+	case markers:
+		k = faultKey{4, ""}
+	case m.Body.IsResponse():
+		k = faultKey{2, m.To.Client}
+	default:
+		k = faultKey{1, m.From.Client}
+	}
+	for _, f := range w.faultsBy[k] {
 		var hit bool
-		if f.refusal != 0 {
-			continue
-		} else if f.markers {
+		if f.markers {
 			req, ok := m.Body.(msg.WriteTxnMarkersRequest)
 			hit = ok && slices.Contains(req.Partitions, f.tp)
 		} else if f.target == script.Request {
@@ -122,7 +182,7 @@ func (w *World) applyFaults(fl *flight) {
 			fl.delayed = true
 			fl.due += DelayMs
 		}
-		w.faults = append(w.faults[:i], w.faults[i+1:]...)
+		w.fired(f)
 		return
 	}
 }
@@ -156,7 +216,7 @@ func (w *World) armRefusal(c *script.FailRequest) error {
 	}
 	w.nextFault++
 	f := &armedFault{id: w.nextFault, refusal: code, producer: c.Producer, tp: tp, selector: c.HasSeq, seq: c.Seq}
-	w.faults = append(w.faults, f)
+	w.armFault(f)
 	if w.tracing() {
 		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
 			With("fault", trace.Int(int64(f.id))).With("action", trace.Str("fail")).
@@ -170,11 +230,14 @@ func (w *World) armRefusal(c *script.FailRequest) error {
 // it fires once.
 func (e brokerEnv) Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool) {
 	w := e.w
-	for i, f := range w.faults {
-		if f.refusal == 0 || f.producer != from.Client || f.tp != pb.TP || f.selector && f.seq != pb.BaseSeq {
+	if len(w.faultsBy) == 0 {
+		return kerr.None, false
+	}
+	for _, f := range w.faultsBy[faultKey{3, from.Client}] {
+		if f.tp != pb.TP || f.selector && f.seq != pb.BaseSeq {
 			continue
 		}
-		w.faults = append(w.faults[:i], w.faults[i+1:]...)
+		w.fired(f)
 		return f.refusal, true
 	}
 	return kerr.None, false

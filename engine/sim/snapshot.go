@@ -210,8 +210,8 @@ func (w *World) Snapshot() *Snapshot {
 	for _, f := range w.faults {
 		s.Faults = append(s.Faults, f.describe())
 	}
-	if i := w.lastDecision(); i >= 0 {
-		e := w.trace[i]
+	if d := w.lastDecisionEvent(); d != nil {
+		e := *d
 		s.LastDecision = &e
 	}
 	s.Due = w.Due()

@@ -475,7 +475,7 @@ func (w *World) armMarkers(c *script.MarkerFault) error {
 	}
 	w.nextFault++
 	f := &armedFault{id: w.nextFault, action: c.Action, markers: true, selector: true, tp: tp}
-	w.faults = append(w.faults, f)
+	w.armFault(f)
 	if w.tracing() {
 		w.emit(trace.New("fault.armed", "armed: "+f.describe()).
 			With("fault", trace.Int(int64(f.id))).With("action", trace.Str(c.Action.String())).

@@ -112,6 +112,7 @@ type World struct {
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
+	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for
 	nextFault   int
 	fenceAt     map[int]int64
 	pending     []trace.Event
@@ -147,6 +148,8 @@ type World struct {
 	// The last produce.decision in the trace: its index + 1 (0: none), up
 	// to trace length decScanned (0: not looked for yet).
 	decAt, decScanned int
+	dropTrace         bool         // events are returned, not kept (KeepTrace)
+	lastDecEvt        *trace.Event // the last decision, when events are not kept
 }
 
 // New creates a world with the default cluster.
@@ -222,9 +225,27 @@ func (w *World) tracing() bool { return !w.quiet }
 // benchmarks, time-travel replays) go fast.
 func (w *World) SetTracing(on bool) { w.quiet = !on }
 
+// KeepTrace says whether the world keeps the events it builds in its
+// trace (the default). A headless run that writes the events as they come
+// (play's transcript) need not keep them: Apply and Step return them as
+// usual, Trace stays empty, and a world rewound from this one starts
+// without them.
+func (w *World) KeepTrace(on bool) { w.dropTrace = !on }
+
 func (w *World) emit(e trace.Event) {
 	e.Step, e.TimeMs = w.steps, w.now
 	w.pending = append(w.pending, e)
+}
+
+// lastDecisionEvent is the last produce.decision, or nil.
+func (w *World) lastDecisionEvent() *trace.Event {
+	if w.dropTrace {
+		return w.lastDecEvt
+	}
+	if i := w.lastDecision(); i >= 0 {
+		return &w.trace[i]
+	}
+	return nil
 }
 
 // lastDecision is the index of the last produce.decision in the trace, or -1.
@@ -251,6 +272,16 @@ func (w *World) lastDecision() int {
 func (w *World) flush() []trace.Event {
 	if len(w.pending) == 0 {
 		return nil
+	}
+	if w.dropTrace {
+		evs := w.pending
+		w.pending = nil // handed out
+		for i := range evs {
+			if evs[i].Kind == "produce.decision" {
+				w.lastDecEvt = &evs[i]
+			}
+		}
+		return evs
 	}
 	start := len(w.trace)
 	w.trace = append(w.trace, w.pending...)

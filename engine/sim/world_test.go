@@ -276,3 +276,32 @@ func TestRewindToEveryMoment(t *testing.T) {
 		}
 	}
 }
+
+// A world that does not keep its trace returns the same events and ends
+// in the same state as one that does.
+func TestKeepTraceOff(t *testing.T) {
+	for _, path := range allScripts(t) {
+		src := mustRead(t, path)
+		cmds, _ := script.Parse(path, src)
+		kept, dropped := New(1), New(1)
+		dropped.KeepTrace(false)
+		var a, b strings.Builder
+		for _, c := range cmds {
+			ea, _ := kept.Apply(c)
+			eb, _ := dropped.Apply(c)
+			for _, e := range ea {
+				a.WriteString(e.Describe() + "\n")
+			}
+			for _, e := range eb {
+				b.WriteString(e.Describe() + "\n")
+			}
+		}
+		sa, sb := kept.Snapshot(), dropped.Snapshot()
+		if a.String() != b.String() || !bytes.Equal(sa.StateJSON(), sb.StateJSON()) || len(dropped.Trace()) != 0 {
+			t.Fatalf("%s: not keeping the trace changed the run", path)
+		}
+		if (sa.LastDecision == nil) != (sb.LastDecision == nil) || sa.LastDecision != nil && sa.LastDecision.Describe() != sb.LastDecision.Describe() {
+			t.Fatalf("%s: the last decision differs", path)
+		}
+	}
+}
