@@ -117,7 +117,7 @@ func (b *Broker) Replicas() []*Replica {
 
 // AddReplica hosts a new, empty replica of tp.
 func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
-	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg), followers: map[int]*follower{}}
+	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg)}
 	b.replicas.put(tp, r)
 	b.order = append(b.order, tp)
 	return r

@@ -47,10 +47,10 @@ func (r *Replica) clone() *Replica {
 	c := *r
 	c.Log = r.Log.Clone()
 	c.Replicas, c.ISR = slices.Clone(r.Replicas), slices.Clone(r.ISR)
-	c.followers = make(map[int]*follower, len(r.followers))
-	for id, f := range r.followers {
+	c.followers = make(followers, len(r.followers))
+	for i, f := range r.followers {
 		g := *f
-		c.followers[id] = &g
+		c.followers[i] = &g
 	}
 	return &c
 }

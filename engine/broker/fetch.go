@@ -35,10 +35,10 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		env.Reply(b.ID, m.From, m.Conn, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
 		return
 	}
-	f := r.followers[req.ReplicaID]
+	f := r.followers.get(req.ReplicaID)
 	if f == nil {
-		f = &follower{knownHW: -1}
-		r.followers[req.ReplicaID] = f
+		f = &follower{id: req.ReplicaID, knownHW: -1}
+		r.followers.add(f)
 	}
 	f.leo, f.everFetched = req.FetchOffset, true
 	if f.leo >= r.Log.LogEndOffset() {

@@ -108,8 +108,8 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.Pro
 
 // replicate wakes the followers of r that are not already fetching.
 func (b *Broker) replicate(r *Replica, env Env) {
-	for _, id := range sortedFollowers(r) {
-		env.Fetch(id, r.TP)
+	for _, f := range r.followers {
+		env.Fetch(f.id, r.TP)
 	}
 	b.maybeAdvanceHW(r, env)
 }

@@ -20,23 +20,45 @@ type Replica struct {
 	LeaderEpoch int32
 	Replicas    []int
 	ISR         []int
-	followers   map[int]*follower // leader only
+	followers   followers // leader only
 	fetching    bool              // follower only: a fetch is in flight
 	fetchConn   int               // follower only: the connection it is in flight on
 	refetch     bool              // follower only: fetch again when the answer arrives
 }
 
 type follower struct {
+	id          int
 	leo         int64
 	knownHW     int64 // the high watermark last sent to it
 	caughtUpMs  int64
 	everFetched bool
 }
 
+// followers are a leader's followers by broker id, in id order: a handful,
+// looked through rather than hashed.
+type followers []*follower
+
+func (fs followers) get(id int) *follower {
+	for _, f := range fs {
+		if f.id == id {
+			return f
+		}
+	}
+	return nil
+}
+
+func (fs *followers) add(f *follower) {
+	i := 0
+	for i < len(*fs) && (*fs)[i].id < f.id {
+		i++
+	}
+	*fs = slices.Insert(*fs, i, f)
+}
+
 // FollowerLEO is the log end offset the leader last heard from follower id.
 func (r *Replica) FollowerLEO(id int) (int64, bool) {
-	f, ok := r.followers[id]
-	if !ok || !f.everFetched {
+	f := r.followers.get(id)
+	if f == nil || !f.everFetched {
 		return 0, false
 	}
 	return f.leo, true
@@ -54,10 +76,10 @@ func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env E
 	r.Replicas, r.ISR = slices.Clone(replicas), slices.Clone(isr)
 	r.fetching = false
 	r.Log.SetLeaderEpoch(epoch)
-	r.followers = map[int]*follower{}
+	r.followers = nil
 	for _, id := range replicas {
 		if id != b.ID {
-			r.followers[id] = &follower{caughtUpMs: env.Now(), knownHW: -1}
+			r.followers.add(&follower{id: id, caughtUpMs: env.Now(), knownHW: -1})
 		}
 	}
 	b.maybeAdvanceHW(r, env)
@@ -78,7 +100,7 @@ func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []i
 		r.fetching = false
 	}
 	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
-	r.followers = map[int]*follower{}
+	r.followers = nil
 	if wasLeader {
 		b.failPending(tp, env)
 	}
@@ -128,7 +150,7 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 		if id == b.ID {
 			continue
 		}
-		f := r.followers[id]
+		f := r.followers.get(id)
 		if f == nil || !f.everFetched {
 			hw = min(hw, r.Log.HighWatermark())
 			continue
@@ -143,22 +165,13 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 				With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
 				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
 		}
-		for _, id := range sortedFollowers(r) {
-			if f := r.followers[id]; f.knownHW < after && !slices.Contains(answering, id) {
-				env.Fetch(id, r.TP)
+		for _, f := range r.followers {
+			if f.knownHW < after && !slices.Contains(answering, f.id) {
+				env.Fetch(f.id, r.TP)
 			}
 		}
 	}
 	b.completeSatisfied(env)
-}
-
-func sortedFollowers(r *Replica) []int {
-	ids := make([]int, 0, len(r.followers))
-	for id := range r.followers {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // CheckISR removes followers that have not caught up within
@@ -174,7 +187,7 @@ func (b *Broker) CheckISR(env Env) bool {
 		var isr []int
 		var out []int
 		for _, id := range r.ISR {
-			f := r.followers[id]
+			f := r.followers.get(id)
 			if id != b.ID && f != nil && f.leo < r.Log.LogEndOffset() && env.Now()-f.caughtUpMs > b.cfg.ReplicaLagTimeMaxMs {
 				out = append(out, id)
 				continue
@@ -206,7 +219,7 @@ func (b *Broker) NextISRShrink() int64 {
 			continue
 		}
 		for _, id := range r.ISR {
-			if f := r.followers[id]; id != b.ID && f != nil && f.leo < r.Log.LogEndOffset() {
+			if f := r.followers.get(id); id != b.ID && f != nil && f.leo < r.Log.LogEndOffset() {
 				next = min(next, f.caughtUpMs+b.cfg.ReplicaLagTimeMaxMs+1)
 			}
 		}

@@ -14,7 +14,7 @@ func (p *Producer) Clone() *Producer {
 	c := *p
 	c.done = p.done.Clone()
 	c.inflight = slices.Clone(p.inflight)
-	c.enc, c.recs, c.vals, c.drained, c.slab, c.spareReqs = record.Encoder{}, nil, nil, nil, nil, nil
+	c.slab, c.spareReqs = nil, nil
 	copies := make(map[*Batch]*Batch, len(p.recent))
 	batches := make([]Batch, len(p.recent))
 	c.recent = make([]*Batch, len(p.recent))

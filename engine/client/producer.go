@@ -37,8 +37,10 @@ type Env interface {
 	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
-	// Arena is where the bytes of batches are kept.
+	// Arena is where the bytes of batches are kept; Scratch what they are
+	// encoded with (a world has one of each for all its producers).
 	Arena() *hist.Arena
+	Scratch() *Scratch
 	Emit(e trace.Event)
 }
 
@@ -162,12 +164,8 @@ type Producer struct {
 	nextBatchID int
 	serial      int64
 	fatal       string
-	enc         record.Encoder
-	recs        []record.Record // scratch for encoding
-	drained     []*Batch        // scratch for drainTo
-	slab        []Batch         // where new batches come from
-	vals        []byte          // scratch for default values
-	txn         *txnManager     // nil unless transactional
+	slab        []Batch     // where new batches come from
+	txn         *txnManager // nil unless transactional
 }
 
 // New resolves the configuration and creates the producer. Warnings are
@@ -203,6 +201,15 @@ func (p *Producer) Epoch() int16      { return p.epoch }
 
 // Fatal is the fatal error that stopped the producer, or "".
 func (p *Producer) Fatal() string { return p.fatal }
+
+// Scratch is what producers encode their batches with: a world keeps one
+// for all of them, so that a producer keeps no buffers of its own.
+type Scratch struct {
+	enc     record.Encoder
+	recs    []record.Record
+	vals    []byte
+	drained []*Batch
+}
 
 // NumBatches is the number of batches the producer has made; their ids
 // are 1 to NumBatches.
@@ -270,6 +277,9 @@ func (p *Producer) newBatch() *Batch {
 	}
 	b := &p.slab[0]
 	p.slab = p.slab[1:]
+	if len(p.slab) == 0 {
+		p.slab = nil // keep nothing of a slab used up
+	}
 	return b
 }
 

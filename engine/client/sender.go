@@ -94,7 +94,8 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	if p.inflightTo(b) >= p.cfg.MaxInFlight || !env.Ready(b) {
 		return false
 	}
-	batches := p.drained[:0]
+	sc := env.Scratch()
+	batches := sc.drained[:0]
 	for _, ps := range p.parts {
 		if leader, ok := env.Leader(ps.tp); !ok || leader != b {
 			continue
@@ -105,7 +106,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			batches = append(batches, first)
 		}
 	}
-	p.drained = batches[:0]
+	sc.drained = batches[:0]
 	if len(batches) == 0 {
 		return false
 	}
@@ -179,7 +180,7 @@ func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
 		ps.outstanding = insertBySeq(ps.outstanding, b)
 	}
-	b.Bytes = p.encode(b, env.Arena())
+	b.Bytes = p.encode(b, env.Arena(), env.Scratch())
 	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
 }
 
@@ -191,7 +192,7 @@ func insertBySeq(list []*Batch, b *Batch) []*Batch {
 	return slices.Insert(list, i, b)
 }
 
-func (p *Producer) encode(b *Batch, arena *hist.Arena) []byte {
+func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 	rb := record.Batch{Header: record.Header{
 		PartitionLeaderEpoch: record.NoPartitionLeaderEpoch, Magic: record.Magic,
 		LastOffsetDelta: b.Count - 1, BaseTimestamp: b.Timestamp, MaxTimestamp: b.Timestamp,
@@ -203,10 +204,10 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena) []byte {
 	if p.cfg.TransactionalID != "" {
 		rb.Attributes = record.TransactionalFlag
 	}
-	rb.Records = p.recs[:0]
+	rb.Records = sc.recs[:0]
 	// Default values are written into one scratch buffer sized up front, so
 	// the slices taken from it stay valid while the batch is encoded.
-	vals := slices.Grow(p.vals[:0], int(b.Count)*(len(p.name)+21))
+	vals := slices.Grow(sc.vals[:0], int(b.Count)*(len(p.name)+21))
 	for i := range b.Count {
 		v := b.Value
 		if !b.Explicit {
@@ -216,9 +217,9 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena) []byte {
 		}
 		rb.Records = append(rb.Records, record.Record{OffsetDelta: i, Key: b.Key, Value: v})
 	}
-	p.vals = vals[:0]
-	p.recs = rb.Records[:0]
-	out, err := p.enc.Append(arena.Scratch(), &rb)
+	sc.vals = vals[:0]
+	sc.recs = rb.Records[:0]
+	out, err := sc.enc.Append(arena.Scratch(), &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}

@@ -122,3 +122,18 @@ func benchWorldProduce(b *testing.B, rf int, traced bool) {
 		}
 	}
 }
+
+// BenchmarkLab is `eoslab lab` on one core: one seeded schedule of 40
+// commands under network faults per iteration, with its own world and
+// the checker on (budget: 5 000 schedules a second, 200 µs each).
+func BenchmarkLab(b *testing.B) {
+	seed := uint64(0)
+	b.ReportAllocs()
+	for b.Loop() {
+		seed++
+		if _, err := RunLab(seed, "producer p1", 40, LabNetwork); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "schedules/s")
+}

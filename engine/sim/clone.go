@@ -17,7 +17,7 @@ import (
 // without its history, which is shared (see the package hist), so that a
 // copy — a checkpoint, a fork — costs the same at any history length.
 func (w *World) Clone() *World {
-	c, _ := w.clone(true)
+	c := w.clone(true)
 	c.actions, c.run = w.actions.Clone(), w.run
 	c.ckpts = w.ckpts[:len(w.ckpts):len(w.ckpts)]
 	c.nextCkpt, c.replaying = w.nextCkpt, w.replaying
@@ -38,9 +38,9 @@ type cloner struct {
 }
 
 // clone copies the world's state: everything but its history (actions),
-// its checkpoints and its trace. weight estimates the bytes the copy took.
-// A live copy is one that will be driven; a checkpoint is frozen.
-func (w *World) clone(live bool) (*World, int) {
+// its checkpoints and its trace. A live copy is one that will be driven; a
+// checkpoint is frozen.
+func (w *World) clone(live bool) *World {
 	cl := &cloner{logs: map[*partition.Log]*partition.Log{}, slots: map[*producerSlot]*producerSlot{},
 		cons: map[*consumerSlot]*consumerSlot{}, conns: map[*connection]*connection{}, pairs: map[*pairState]*pairState{}}
 	c := &World{seed: w.seed, pcg: w.pcg, now: w.now, steps: w.steps, cluster: w.cluster, started: w.started,
@@ -50,14 +50,12 @@ func (w *World) clone(live bool) (*World, int) {
 		dropTrace: w.dropTrace, lastDecEvt: w.lastDecEvt}
 	c.rng = rand.New(&c.pcg)
 	c.benv = &brokerEnv{c}
-	weight := 4096
 
 	c.brokers = make([]*broker.Broker, len(w.brokers))
 	for i, b := range w.brokers {
 		c.brokers[i] = b.Clone()
 		for _, r := range b.Replicas() {
 			cl.logs[r.Log] = c.brokers[i].Replica(r.TP).Log
-			weight += 512 + 192*r.Log.State().Len()
 		}
 	}
 	c.parts = make([]*partMeta, len(w.parts))
@@ -87,7 +85,6 @@ func (w *World) clone(live bool) (*World, int) {
 		t := *s
 		if s.p != nil {
 			t.p = s.p.Clone()
-			weight += 2048 + 256*len(s.p.Unsettled())
 		}
 		t.env = &producerEnv{c, &t, s.env.life}
 		t.config = s.config // never changed
@@ -113,7 +110,6 @@ func (w *World) clone(live bool) (*World, int) {
 	c.conns = make(map[int]*connection, len(w.conns))
 	for id, cn := range w.conns {
 		c.conns[id] = cl.conn(cn)
-		weight += 256
 	}
 	// Pairs keep a connection that is no longer in conns only while it is
 	// in use; copy those too.
@@ -127,15 +123,25 @@ func (w *World) clone(live bool) (*World, int) {
 	for _, e := range w.queue.heap {
 		c.queue.slab[e.at] = cl.item(w.queue.slab[e.at])
 	}
-	weight += 320 * len(w.queue.slab)
 
 	c.check = w.check.clone(cl)
 	cl.cloneViews(w, c)
-	weight += 64*len(w.check.names)*(1+len(w.check.parts)) + 256*len(w.check.parts)
 	if !live {
 		c.arena = hist.Arena{} // never used: a checkpoint is only copied
 	}
-	return c, weight
+	return c
+}
+
+// cloneWeight estimates the bytes a copy of the world's state takes
+// (what clone copies rather than shares).
+func (w *World) cloneWeight() int {
+	n := 4096 + 1536*len(w.producers) + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
+	for _, b := range w.brokers {
+		for _, r := range b.Replicas() {
+			n += 512 + 160*r.Log.State().Len()
+		}
+	}
+	return n + 48*len(w.check.names)*(1+len(w.check.parts))
 }
 
 func (cl *cloner) slot(s *producerSlot) *producerSlot {

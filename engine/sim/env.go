@@ -18,12 +18,13 @@ type producerEnv struct {
 	life int
 }
 
-func (e producerEnv) Now() int64          { return e.w.now }
-func (e producerEnv) Jitter() float64     { return 0.8 + 0.4*e.w.rng.Float64() }
-func (e producerEnv) Timestamp() int64    { return EpochMs + e.w.now }
-func (e producerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
-func (e producerEnv) Tracing() bool       { return e.w.tracing() }
-func (e producerEnv) Arena() *hist.Arena  { return &e.w.arena }
+func (e producerEnv) Now() int64               { return e.w.now }
+func (e producerEnv) Jitter() float64          { return 0.8 + 0.4*e.w.rng.Float64() }
+func (e producerEnv) Timestamp() int64         { return EpochMs + e.w.now }
+func (e producerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
+func (e producerEnv) Tracing() bool            { return e.w.tracing() }
+func (e producerEnv) Arena() *hist.Arena       { return &e.w.arena }
+func (e producerEnv) Scratch() *client.Scratch { return &e.w.scratch }
 
 // Delivered hands an acknowledged batch to the checker. A transactional
 // batch counts only once its transaction commits: until then its fate is

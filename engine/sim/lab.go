@@ -1,11 +1,14 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"strings"
 
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/script"
 )
 
@@ -116,12 +119,49 @@ func LabSchedule(seed uint64, producerLine string, ops int, faults LabFaults) []
 }
 
 func mustLine(s string) script.Command {
+	if c, ok := labLines[s]; ok {
+		return c
+	}
 	c, err := script.ParseLine(s)
 	if err != nil {
 		panic(err) // the lab's own lines are well-formed
 	}
 	return c
 }
+
+// labLines are the lines schedules are made of, parsed once: commands are
+// never changed by the worlds they are applied to, so every schedule
+// shares them. (Read only: schedules are built on several goroutines.)
+var labLines = func() map[string]script.Command {
+	var lines []string
+	for p := range 3 {
+		tp := "orders-" + strconv.Itoa(p)
+		for n := 1; n <= 3; n++ {
+			lines = append(lines, fmt.Sprintf("send p1 %s %d", tp, n))
+		}
+		for _, e := range labErrors {
+			lines = append(lines, fmt.Sprintf("fail request p1 %s %s", tp, e))
+		}
+		lines = append(lines, "failover "+tp, "send p1 "+tp+" 1")
+	}
+	for b := 1; b <= 3; b++ {
+		lines = append(lines, fmt.Sprintf("reset connection p1 %d", b), fmt.Sprintf("restart broker %d", b),
+			fmt.Sprintf("restart broker %d clean", b), fmt.Sprintf("kill broker %d", b))
+	}
+	for n := 1; n <= 20; n++ {
+		lines = append(lines, fmt.Sprintf("step %d", n))
+	}
+	lines = append(lines, "lose request p1", "lose response p1", "delay request p1", "delay response p1", "run")
+	out := make(map[string]script.Command, len(lines))
+	for _, l := range lines {
+		c, err := script.ParseLine(l)
+		if err != nil {
+			panic(err)
+		}
+		out[l] = c
+	}
+	return out
+}()
 
 // RunLab plays one schedule and counts what went wrong.
 func RunLab(seed uint64, producerLine string, ops int, faults LabFaults) (LabResult, error) {
@@ -136,43 +176,64 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 			return LabResult{}, fmt.Errorf("seed %d: %s: %v", seed, script.Format(c), err)
 		}
 	}
-	s := w.Snapshot()
-	res := LabResult{Anomalies: s.Anomalies}
-	for _, p := range s.Partitions {
+	// What a snapshot shows, read straight from the world: each partition's
+	// log as its leader (else its first replica) holds it, and the batches
+	// every producer made.
+	res := LabResult{Anomalies: w.Anomalies()}
+	var dec record.Decoder
+	var batch record.Batch
+	for _, m := range w.parts {
+		lead := m.leader
+		if lead == 0 {
+			lead = m.replicas[0]
+		}
+		log := w.brokers[lead-1].Replica(m.tp).Log
+		hw := log.HighWatermark()
 		seen := map[int64]bool{}
 		last := int64(-1)
-		for _, r := range p.Log {
-			if r.Offset >= p.HighWatermark {
-				break // not visible to consumers (yet): a failover may still take it back
+		log.EachBatch(0, func(_ int, st *partition.Stored) bool {
+			if dec.Decode(st.Bytes, &batch) != nil {
+				return true
 			}
-			serial, ok := labSerial(r.Value)
-			if !ok {
+			for _, r := range batch.Records {
+				if batch.Header.BaseOffset+int64(r.OffsetDelta) >= hw {
+					return false // not visible to consumers (yet): a failover may still take it back
+				}
+				serial, ok := labSerial(r.Value)
+				if !ok {
+					continue
+				}
+				if seen[serial] {
+					res.Duplicates++
+					continue
+				}
+				seen[serial] = true
+				if serial < last {
+					res.Reordered++
+				}
+				last = max(last, serial)
+			}
+			return true
+		})
+		for _, name := range w.prodOrder {
+			s := w.producers[name]
+			if s.p == nil || s.removed {
 				continue
 			}
-			if seen[serial] {
-				res.Duplicates++
-				continue
-			}
-			seen[serial] = true
-			if serial < last {
-				res.Reordered++
-			}
-			last = max(last, serial)
-		}
-		for _, pr := range s.Producers {
-			for _, b := range pr.Batches {
-				if b.Partition != p.Name {
+			for i := range s.p.NumBatches() {
+				b := s.p.BatchAt(i)
+				if b.TP != m.tp {
 					continue
 				}
 				switch b.State {
-				case "acked":
+				case client.Acked:
 					res.Acked++
 					for i := int64(0); i < int64(b.Count); i++ {
 						if !seen[b.FirstSerial+i] {
 							res.Lost++
 						}
 					}
-				case "failed", "expired":
+				case client.Failed, client.Expired:
 					res.Failed++
 				}
 			}
@@ -182,10 +243,10 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 }
 
 func labSerial(v []byte) (int64, bool) {
-	s, ok := strings.CutPrefix(string(v), "p1-")
+	s, ok := bytes.CutPrefix(v, []byte("p1-"))
 	if !ok {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := strconv.ParseInt(string(s), 10, 64)
 	return n, err == nil
 }

@@ -91,9 +91,8 @@ func (w *World) actionAt(i int) action {
 // checkpointEvery is the least number of steps between checkpoints.
 const checkpointEvery = 512
 
-// checkpointBytesPerStep is what a checkpoint may cost per step it covers:
+// A world's checkpoints cost at most half its history (what it stored):
 // a larger world's checkpoints are further apart.
-const checkpointBytesPerStep = 64
 
 type checkpoint struct {
 	steps int    // the world's steps when it was taken
@@ -101,6 +100,26 @@ type checkpoint struct {
 	run   action // the open run of steps then (the step just taken is its last)
 	w     *World // the frozen copy
 	next  int    // the step after which the world took its next checkpoint
+	hist  int    // the history's bytes then (historyBytes)
+	spent int    // the checkpoints' bytes then, this one included (cloneWeight)
+}
+
+// historyBytes estimates what the world's history holds: the commands and
+// steps, the logs, the producers' finished batches and the checker's
+// records of what was sent and acknowledged.
+func (w *World) historyBytes() int {
+	n := 56 * w.actions.Len()
+	for _, b := range w.brokers {
+		for _, r := range b.Replicas() {
+			n += 192 * r.Log.NumBatches()
+		}
+	}
+	for _, s := range w.producers {
+		if s.p != nil {
+			n += 140 * s.p.Settled()
+		}
+	}
+	return n + 40*w.check.sources.entries.Len() + 32*w.check.acks.Len()
 }
 
 // maybeCheckpoint takes a checkpoint if one is due.
@@ -108,12 +127,22 @@ func (w *World) maybeCheckpoint() {
 	if w.replaying || w.steps < w.nextCkpt {
 		return
 	}
-	c, weight := w.clone(false)
-	w.nextCkpt = w.steps + w.ckptEvery
-	if !w.ckptFixed {
-		w.nextCkpt = w.steps + max(w.ckptEvery, weight/checkpointBytesPerStep)
+	spent := 0 // what the checkpoints so far cost
+	from, before := 0, 0
+	if n := len(w.ckpts); n > 0 {
+		c := &w.ckpts[n-1]
+		spent, from, before = c.spent, c.steps, c.hist
 	}
-	w.ckpts = append(w.ckpts, checkpoint{steps: w.steps, acts: w.actions.Len(), run: w.run, w: c, next: w.nextCkpt})
+	weight, hist := w.cloneWeight(), w.historyBytes()
+	perStep := max(1, (hist-before)/max(1, w.steps-from)) // what a step stored lately
+	if !w.ckptFixed && 2*(spent+weight) > hist {
+		// Not yet: when the history will have grown enough.
+		w.nextCkpt = w.steps + max(w.ckptEvery, (2*(spent+weight)-hist)/perStep)
+		return
+	}
+	w.nextCkpt = w.steps + w.ckptEvery
+	w.ckpts = append(w.ckpts, checkpoint{steps: w.steps, acts: w.actions.Len(), run: w.run, w: w.clone(false),
+		next: w.nextCkpt, hist: hist, spent: spent + weight})
 }
 
 // Rewind returns a new world that has replayed this world's history up to
@@ -165,7 +194,7 @@ func (w *World) restore(j int) (r *World, first int, done int64) {
 		r.ckptEvery, r.nextCkpt, r.ckptFixed = w.ckptEvery, w.ckptEvery, w.ckptFixed
 	} else {
 		c := &w.ckpts[j]
-		r, _ = c.w.clone(true)
+		r = c.w.clone(true)
 		r.actions = w.actions.Clone()
 		r.actions.Truncate(c.acts)
 		r.run = c.run

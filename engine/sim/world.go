@@ -139,8 +139,9 @@ type World struct {
 	// evaluates every one (tests compare the two ways).
 	periodicRuns int
 	everyPeriod  bool
-	compactAt    int        // queue length at which stale timers are dropped
-	arena        hist.Arena // where producers keep the bytes of their batches
+	compactAt    int            // queue length at which stale timers are dropped
+	arena        hist.Arena     // where producers keep the bytes of their batches
+	scratch      client.Scratch // what they encode them with
 	// What snapshots decoded, kept for the next ones (views.go).
 	vshare *viewShare
 	views  map[replicaKey]*logViews // where this world went another way

@@ -27,7 +27,8 @@ func (a *Arena) Copy(data []byte) []byte {
 		return append([]byte(nil), data...)
 	}
 	if cap(a.buf)-len(a.buf) < len(data) {
-		a.buf = make([]byte, 0, arenaBlock)
+		// Blocks grow to arenaBlock: a small world keeps little.
+		a.buf = make([]byte, 0, min(arenaBlock, max(1024, 2*cap(a.buf), 4*len(data))))
 	}
 	start := len(a.buf)
 	a.buf = append(a.buf, data...)

@@ -47,8 +47,14 @@ func (l *List[T]) Last() *T {
 // Append adds v at the end.
 func (l *List[T]) Append(v T) {
 	if len(l.tail) == cap(l.tail) {
-		// Full, or shared with a copy: continue in a chunk of its own.
-		t := make([]T, len(l.tail), chunkLen)
+		// Full, or shared with a copy: continue in a chunk of its own. The
+		// first chunk grows as it fills (most lists of a small world stay
+		// short); the others are whole at once.
+		c := chunkLen
+		if len(l.full) == 0 {
+			c = min(chunkLen, max(1, 2*len(l.tail)))
+		}
+		t := make([]T, len(l.tail), c)
 		copy(t, l.tail)
 		l.tail = t
 	}
@@ -71,6 +77,9 @@ func (l *List[T]) Truncate(n int) {
 	c, k := n/chunkLen, n%chunkLen
 	if c < len(l.full) {
 		t := make([]T, k, chunkLen)
+		if c == 0 {
+			t = make([]T, k, min(chunkLen, max(1, 2*k)))
+		}
 		copy(t, l.full[c])
 		l.full, l.tail = l.full[:c:c], t
 	} else {

@@ -50,7 +50,7 @@ func (v *Vec[T]) Set(i int, x T) {
 	ch := v.chunks[c]
 	switch {
 	case ch == nil:
-		ch = &vchunk[T]{owner: v.own, v: make([]T, j+1, min(max(2*(j+1), 4), vecChunkLen))}
+		ch = &vchunk[T]{owner: v.own, v: make([]T, j+1, min(max(2*(j+1), 1), vecChunkLen))}
 		v.chunks[c] = ch
 	case ch.owner != v.own:
 		n := max(len(ch.v), j+1)
@@ -60,7 +60,7 @@ func (v *Vec[T]) Set(i int, x T) {
 		v.chunks[c] = ch
 	case j >= len(ch.v):
 		if j >= cap(ch.v) {
-			nv := make([]T, j+1, min(max(2*(j+1), 4), vecChunkLen))
+			nv := make([]T, j+1, min(max(2*(j+1), 1), vecChunkLen))
 			copy(nv, ch.v)
 			ch.v = nv
 		} else {
