@@ -21,9 +21,9 @@ type Replica struct {
 	Replicas    []int
 	ISR         []int
 	followers   followers // leader only
-	fetching    bool              // follower only: a fetch is in flight
-	fetchConn   int               // follower only: the connection it is in flight on
-	refetch     bool              // follower only: fetch again when the answer arrives
+	fetching    bool      // follower only: a fetch is in flight
+	fetchConn   int       // follower only: the connection it is in flight on
+	refetch     bool      // follower only: fetch again when the answer arrives
 }
 
 type follower struct {
