@@ -313,8 +313,12 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 			env.Emit(p.ev("producer.timeout", fmt.Sprintf("request #%d to broker %d got no answer within request.timeout.ms (%d ms): closes the connection",
 				ref, req.broker, p.cfg.RequestTimeoutMs)).With("request", trace.Int(int64(ref))).With("broker", trace.Int(int64(req.broker))))
 		}
-		env.CloseConnection(req.broker) // NetworkClient.handleTimedOutRequests
-		p.Disconnect(req.broker, env)
+		// NetworkClient.handleTimedOutRequests closes the connection and
+		// completes everything in flight on it as timed out, which Sender
+		// turns into REQUEST_TIMED_OUT (a plain disconnect is
+		// NETWORK_EXCEPTION).
+		env.CloseConnection(req.broker)
+		p.disconnect(req.broker, kerr.RequestTimedOut, "disconnected due to timeout", env)
 		return true
 	case DeliveryDeadline:
 		b := p.Batch(ref)
@@ -334,8 +338,14 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 
 // Disconnect fails every request in flight to broker as a network error
 // (NETWORK_EXCEPTION, retriable): what the client sees when its connection
-// closes — it timed out, was reset, or the broker's process ended.
+// closes — it was reset, or the broker's process ended.
 func (p *Producer) Disconnect(broker int, env Env) bool {
+	return p.disconnect(broker, kerr.NetworkException, "connection closed", env)
+}
+
+// disconnect fails every request in flight to broker with code (both
+// codes it is given are retriable).
+func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env) bool {
 	var gone []*request
 	for _, r := range p.reqs { // in id order
 		if r.broker == broker {
@@ -349,7 +359,7 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 			p.initAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 		for _, b := range r.batches {
-			p.complete(b, msg.ProduceResult{TP: b.TP, Error: kerr.NetworkException, BaseOffset: -1, Reason: "connection closed"}, env)
+			p.complete(b, msg.ProduceResult{TP: b.TP, Error: code, BaseOffset: -1, Reason: reason}, env)
 		}
 		if r.txn && p.txn != nil {
 			p.txn.inFlight = txnNone // sent again after the back-off: the same request, the same decision

@@ -68,3 +68,4 @@ func TestCanRetryLimits(t *testing.T) {
 		}
 	}
 }
+

@@ -441,3 +441,26 @@ func TestUncleanElectionNeedsTheISRGone(t *testing.T) {
 		})
 	}
 }
+
+// Sender.handleProduceResponse: a request that timed out (NetworkClient
+// completes everything in flight on the connection it closes as timed
+// out) is retried after REQUEST_TIMED_OUT; a connection closed otherwise —
+// reset, or its broker stopped — after NETWORK_EXCEPTION.
+func TestTimeoutAndDisconnectErrors(t *testing.T) {
+	for _, tt := range []struct{ name, src, want string }{
+		{"request.timeout.ms", "producer p1\nrun\nlose request p1\nsend p1 orders-0 1\nrun\n", "REQUEST_TIMED_OUT"},
+		{"reset", "producer p1\nrun\ndelay request p1\nsend p1 orders-0 1\nstep 1\nreset connection p1 1\nrun\n", "NETWORK_EXCEPTION"},
+		{"broker stopped", "producer p1\nrun\ndelay request p1\nsend p1 orders-0 1\nstep 1\nkill broker 1\nrun\n", "NETWORK_EXCEPTION"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := playScript(t, tt.src)
+			retries := eventsOf(w, "producer.retry")
+			if len(retries) == 0 {
+				t.Fatal("no retry")
+			}
+			if got := retries[0].Str("error"); got != tt.want {
+				t.Fatalf("retried after %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
