@@ -68,4 +68,3 @@ func TestCanRetryLimits(t *testing.T) {
 		}
 	}
 }
-
