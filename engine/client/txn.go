@@ -89,6 +89,23 @@ func (p *Producer) refuse(call, why string, env Env) {
 	}
 }
 
+// refuseTransition reports a call the Java client answers with an
+// IllegalStateException because its state machine has no such transition
+// (TransactionManager.transitionTo): the call changes nothing, and an open
+// transaction goes on as it was.
+func (p *Producer) refuseTransition(call string, to TxnState, env Env) {
+	if env.Tracing() {
+		msg := fmt.Sprintf("TransactionalId %s: Invalid transition attempted from state %s to state %s",
+			p.cfg.TransactionalID, p.txn.state, to)
+		why := "IllegalStateException: " + msg
+		if p.txn.state == InTransaction && to == InTransaction {
+			why += " (one transaction at a time: the open one goes on)"
+		}
+		env.Emit(p.ev("producer.refused", fmt.Sprintf("%s fails: %s", call, why)).With("call", trace.Str(call)).
+			With("exception", trace.Str("IllegalStateException")).With("state", trace.Str(p.txn.state.String())))
+	}
+}
+
 // Begin is beginTransaction.
 func (p *Producer) Begin(env Env) {
 	t := p.txn
@@ -97,8 +114,11 @@ func (p *Producer) Begin(env Env) {
 		p.refuse("beginTransaction", "not a transactional producer (no transactional.id)", env)
 	case p.fatal != "":
 		p.refuse("beginTransaction", "the producer hit the fatal error "+p.fatal, env)
+	case t.state == AbortableError:
+		// maybeFailWithError comes before the transition: the error is thrown.
+		p.refuse("beginTransaction", "the transaction hit "+t.lastError.Name()+"; it must be aborted first", env)
 	case t.state != Ready:
-		p.refuse("beginTransaction", "the producer is in state "+t.state.String()+", not READY", env)
+		p.refuseTransition("beginTransaction", InTransaction, env)
 	default:
 		t.state, t.started, t.commit, t.lastError = InTransaction, false, false, kerr.None
 		t.added, t.toAdd, t.offsets, t.groups = map[msg.TP]bool{}, nil, nil, nil

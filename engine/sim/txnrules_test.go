@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TransactionManager.beginTransaction: one transaction at a time. A second
+// beginTransaction in any state but READY is an invalid transition of the
+// client's state machine (transitionTo throws IllegalStateException), and
+// it changes nothing: the open transaction goes on and commits as one.
+func TestBeginTransactionStateMachine(t *testing.T) {
+	cases := []struct {
+		name, script, state, exception string
+	}{
+		{"begin while a transaction is open", "producer p transactional=t\nrun\nbegin p\nsend p orders-0 1\nbegin p\n", "IN_TRANSACTION", "IllegalStateException"},
+		{"begin before InitProducerId is answered", "producer p transactional=t\nbegin p\n", "INITIALIZING", "IllegalStateException"},
+		{"begin while committing", "producer p transactional=t\nrun\nbegin p\nsend p orders-0 1\ncommit p\nbegin p\n", "COMMITTING_TRANSACTION", "IllegalStateException"},
+		{"begin after an abortable error", "producer p transactional=t retries=1\nrun\nbegin p\nfail request p orders-0 NOT_ENOUGH_REPLICAS\nfail request p orders-0 NOT_ENOUGH_REPLICAS\nsend p orders-0 1\nrun\nbegin p\n", "ABORTABLE_ERROR", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := playScript(t, c.script)
+			refused := eventsOf(w, "producer.refused")
+			if len(refused) == 0 {
+				t.Fatal("no producer.refused event")
+			}
+			last := refused[len(refused)-1]
+			if last.Str("call") != "beginTransaction" {
+				t.Fatalf("refused %q, want beginTransaction", last.Str("call"))
+			}
+			if got := last.Str("exception"); got != c.exception {
+				t.Errorf("exception %q, want %q (%s)", got, c.exception, last.Describe())
+			}
+			if c.exception != "" && !strings.Contains(last.Describe(), "from state "+c.state+" to state IN_TRANSACTION") {
+				t.Errorf("the refusal does not name the transition from %s: %s", c.state, last.Describe())
+			}
+			if got := w.Snapshot().Producers[0].TxnState; got != c.state {
+				t.Errorf("state after the refused begin %s, want %s unchanged", got, c.state)
+			}
+		})
+	}
+
+	// The open transaction goes on: one commit covers both sends.
+	w := playScript(t, "producer p transactional=t\nrun\nbegin p\nsend p orders-0 1\nbegin p\nsend p orders-0 1\ncommit p\nrun\n")
+	if n := len(eventsOf(w, "txn.begin")); n != 1 {
+		t.Errorf("%d txn.begin events, want 1", n)
+	}
+	if n := len(eventsOf(w, "txn.marker")); n != 1 {
+		t.Errorf("%d markers, want 1: both records in the one transaction", n)
+	}
+}
