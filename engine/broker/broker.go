@@ -39,6 +39,7 @@ const PIDBlockSize = 1000
 type Config struct {
 	MinInsync           int   // min.insync.replicas
 	ReplicaLagTimeMaxMs int64 // replica.lag.time.max.ms
+	TxnMaxTimeoutMs     int32 // transaction.max.timeout.ms (0: Kafka's default, 900000)
 	Partition           partition.Config
 }
 

@@ -100,12 +100,25 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 	answer := func(code kerr.Code, pid int64, epoch int16) {
 		b.replyTxn(m, msg.InitProducerIDResponse{Error: code, ProducerID: pid, Epoch: epoch}, env)
 	}
+	// TransactionCoordinator.handleInitProducerId checks the timeout
+	// (TransactionStateManager.validateTransactionTimeoutMs) before it
+	// looks the id up, so any broker answers it.
+	maxMs := b.cfg.TxnMaxTimeoutMs
+	if maxMs == 0 {
+		maxMs = txn.MaxTimeoutMs
+	}
 	switch {
+	case req.TimeoutMs <= 0 || req.TimeoutMs > maxMs:
+		if env.Tracing() {
+			env.Emit(b.ev("txn.invalid_timeout", fmt.Sprintf("refuses InitProducerId for %s: transaction.timeout.ms %d is above this broker's transaction.max.timeout.ms %d (%s)",
+				req.TransactionalID, req.TimeoutMs, maxMs, kerr.InvalidTransactionTimeout.Name())).
+				With("transactional_id", trace.Str(req.TransactionalID)).With("timeout_ms", trace.Int(int64(req.TimeoutMs))).
+				With("max_timeout_ms", trace.Int(int64(maxMs))).With("error", trace.Str(kerr.InvalidTransactionTimeout.Name())))
+		}
+		answer(kerr.InvalidTransactionTimeout, -1, -1)
+		return
 	case !b.isCoordinator(req.TransactionalID, env):
 		answer(kerr.NotCoordinator, -1, -1)
-		return
-	case req.TimeoutMs <= 0 || req.TimeoutMs > txn.MaxTimeoutMs:
-		answer(kerr.InvalidTransactionTimeout, -1, -1)
 		return
 	}
 	t := b.coordinated(req.TransactionalID, env)

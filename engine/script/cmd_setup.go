@@ -13,6 +13,7 @@ type Cluster struct {
 	TransactionVersion int // 1 or 2; 0 = not given
 	SegmentBytes       int
 	ProducerIDStart    int // where the controller's first producer-id block starts
+	TxnMaxTimeoutMs    int // the brokers' transaction.max.timeout.ms
 	Topic              string
 }
 
@@ -20,12 +21,13 @@ func (c *Cluster) Position() Pos { return c.At }
 func (c *Cluster) Verb() string  { return "cluster" }
 
 // clusterKeys is also the canonical order Format writes them in.
-var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start"}
+var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start", "transaction.max.timeout.ms"}
 
 // clusterLimits are the limits of the numeric cluster keys.
 var clusterLimits = map[string]limitID{
 	"brokers": limBrokers, "partitions": limPartitions, "rf": limRF, "min.insync": limMinInsync,
 	"transaction.version": limTxnVersion, "segment.bytes": limSegmentBytes, "producer.id.start": limProducerIDStart,
+	"transaction.max.timeout.ms": limTxnMaxTimeout,
 }
 
 // intField maps a numeric cluster key to its field, so parsing and
@@ -46,6 +48,8 @@ func (c *Cluster) intField(key string) *int {
 		return &c.SegmentBytes
 	case "producer.id.start":
 		return &c.ProducerIDStart
+	case "transaction.max.timeout.ms":
+		return &c.TxnMaxTimeoutMs
 	}
 	return nil
 }

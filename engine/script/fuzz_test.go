@@ -138,6 +138,7 @@ func checkLimits(t *testing.T, c Command) {
 		optional(limTxnVersion, c.TransactionVersion)
 		optional(limSegmentBytes, c.SegmentBytes)
 		optional(limProducerIDStart, c.ProducerIDStart)
+		optional(limTxnMaxTimeout, c.TxnMaxTimeoutMs)
 	case *RestartBroker:
 		in(limBrokerID, int64(c.ID))
 	case *KillBroker:

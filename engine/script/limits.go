@@ -35,6 +35,7 @@ const (
 	limTxnVersion
 	limSegmentBytes
 	limProducerIDStart
+	limTxnMaxTimeout
 	limBrokerID
 	limMaxPoll
 	numLimits
@@ -70,6 +71,7 @@ var limitTable = [numLimits]Limit{
 	// record; lessons roll segments at a few hundred bytes on purpose.
 	limSegmentBytes:    {What: "cluster segment.bytes=", Min: 14, Max: 1 << 30, Why: "Kafka's default, 1 GiB, is more than a lab fills"},
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
+	limTxnMaxTimeout:   {What: "cluster transaction.max.timeout.ms=", Min: 1, Max: math.MaxInt32, Why: "the broker's int config, at least 1 as Kafka requires"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
 }

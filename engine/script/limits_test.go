@@ -25,6 +25,7 @@ var limitUse = map[limitID][]string{
 	limTxnVersion:      {"cluster transaction.version=%s"},
 	limSegmentBytes:    {"cluster segment.bytes=%s"},
 	limProducerIDStart: {"cluster producer.id.start=%s"},
+	limTxnMaxTimeout:   {"cluster transaction.max.timeout.ms=%s"},
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
 }

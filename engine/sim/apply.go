@@ -261,6 +261,9 @@ func (w *World) applyCluster(c *script.Cluster) error {
 	if c.ProducerIDStart != 0 {
 		cfg.ProducerIDStart = int64(c.ProducerIDStart)
 	}
+	if c.TxnMaxTimeoutMs != 0 {
+		cfg.TxnMaxTimeoutMs = int32(c.TxnMaxTimeoutMs)
+	}
 	if cfg.RF > cfg.Brokers {
 		return fmt.Errorf("rf=%d needs at least %d brokers, the cluster has %d", cfg.RF, cfg.RF, cfg.Brokers)
 	}

@@ -50,3 +50,35 @@ func TestBeginTransactionStateMachine(t *testing.T) {
 		t.Errorf("%d markers, want 1: both records in the one transaction", n)
 	}
 }
+
+// TransactionCoordinator.handleInitProducerId refuses a transaction.timeout.ms
+// above the broker's transaction.max.timeout.ms
+// (TransactionStateManager.validateTransactionTimeoutMs) with
+// INVALID_TRANSACTION_TIMEOUT, which the producer takes as fatal.
+func TestTransactionMaxTimeout(t *testing.T) {
+	cases := []struct {
+		cluster string
+		timeout int
+		fatal   string
+	}{
+		{"", 900_000, ""},
+		{"", 900_001, "INVALID_TRANSACTION_TIMEOUT"},
+		{"cluster transaction.max.timeout.ms=60000\n", 60_000, ""},
+		{"cluster transaction.max.timeout.ms=60000\n", 60_001, "INVALID_TRANSACTION_TIMEOUT"},
+		{"cluster transaction.max.timeout.ms=59999\n", 0, "INVALID_TRANSACTION_TIMEOUT"}, // the producer's default, 60000, is above it
+	}
+	for _, c := range cases {
+		src := c.cluster + "producer p transactional=t"
+		if c.timeout != 0 {
+			src += " transaction.timeout.ms=" + itoa(int64(c.timeout))
+		}
+		w := playScript(t, src+"\nrun\n")
+		p := w.Snapshot().Producers[0]
+		if p.FatalError != c.fatal {
+			t.Errorf("%q: fatal error %q, want %q", src, p.FatalError, c.fatal)
+		}
+		if refused := eventsOf(w, "txn.invalid_timeout"); (len(refused) == 1) != (c.fatal != "") {
+			t.Errorf("%q: %d txn.invalid_timeout events", src, len(refused))
+		}
+	}
+}

@@ -45,6 +45,7 @@ type ClusterConfig struct {
 	TransactionVersion int
 	SegmentBytes       int
 	ProducerIDStart    int64
+	TxnMaxTimeoutMs    int32 // transaction.max.timeout.ms (0: Kafka's 900000)
 }
 
 // DefaultCluster: 3 brokers, topic orders with 3 partitions, RF 3, min ISR 2.
@@ -178,7 +179,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.tx = newTxnWorld()
 	pcfg := partition.Config{SegmentBytes: c.SegmentBytes}
 	for id := 1; id <= c.Brokers; id++ {
-		w.brokers = append(w.brokers, broker.New(id, broker.Config{MinInsync: c.MinInsync, ReplicaLagTimeMaxMs: 30_000, Partition: pcfg}))
+		w.brokers = append(w.brokers, broker.New(id, broker.Config{MinInsync: c.MinInsync, ReplicaLagTimeMaxMs: 30_000, TxnMaxTimeoutMs: c.TxnMaxTimeoutMs, Partition: pcfg}))
 	}
 	for p := 0; p < c.Partitions; p++ {
 		tp := msg.TP{Topic: c.Topic, Partition: p}
