@@ -48,7 +48,7 @@ func (p *Producer) Clone() *Producer {
 	}
 	if p.txn != nil {
 		t := *p.txn
-		t.added, t.toAdd, t.groups, t.endedGroup = maps.Clone(p.txn.added), slices.Clone(p.txn.toAdd), slices.Clone(p.txn.groups), slices.Clone(p.txn.endedGroup)
+		t.added, t.toAdd, t.groups = maps.Clone(p.txn.added), slices.Clone(p.txn.toAdd), slices.Clone(p.txn.groups)
 		t.offsets = make([]pendingOffsets, len(p.txn.offsets))
 		for i, o := range p.txn.offsets {
 			o.offsets = slices.Clone(o.offsets)

@@ -70,7 +70,7 @@ func (c *Consumer) NeedsOffsets() bool { return c.needOffsets }
 // partitions without one start at the beginning.
 func (c *Consumer) SetOffsets(committed map[msg.TP]int64) {
 	for _, tp := range c.tps {
-		c.positions[tp] = committed[tp]
+		c.Seek(tp, committed[tp])
 	}
 	c.needOffsets = false
 }
@@ -109,8 +109,20 @@ func (c *Consumer) Position(tp msg.TP) int64 { return c.positions[tp] }
 // Records returns everything the consumer has read, in order.
 func (c *Consumer) Records() []Read { return c.read }
 
-// Seek moves the position of tp (the application rewinding after an abort).
-func (c *Consumer) Seek(tp msg.TP, offset int64) { c.positions[tp] = offset }
+// Seek moves the position of tp (KafkaConsumer.seek). A fetch in flight
+// for tp from another offset is forgotten: its answer no longer matches the
+// position (Kafka's FetchCollector discards such a stale fetch).
+func (c *Consumer) Seek(tp msg.TP, offset int64) {
+	if c.positions[tp] == offset {
+		return
+	}
+	c.positions[tp] = offset
+	for id, f := range c.fetching {
+		if f.tp == tp {
+			delete(c.fetching, id)
+		}
+	}
+}
 
 // Restart is a new instance of the consumer application: it starts at the
 // committed offsets (the beginning where none is committed) and forgets

@@ -70,7 +70,6 @@ type txnManager struct {
 	groups       []string // groups whose offsets went into this transaction
 	ends         int      // transactions completed
 	lastCommit   bool     // whether the last one committed
-	endedGroup   []string // groups of the last transaction that aborted (for the application)
 }
 
 // TxnState returns the transactional state (Uninitialized for others).
@@ -395,7 +394,6 @@ func (p *Producer) completeTxn(env Env) {
 	outcome := "committed"
 	if !t.commit {
 		outcome = "aborted"
-		t.endedGroup = slices.Clone(t.groups)
 	}
 	t.state, t.added, t.toAdd, t.offsets, t.groups, t.started = Ready, map[msg.TP]bool{}, nil, nil, nil, false
 	t.lastError = kerr.None
@@ -423,18 +421,6 @@ func (p *Producer) TxnEnds() (int, bool) {
 		return 0, false
 	}
 	return p.txn.ends, p.txn.lastCommit
-}
-
-// AbortedGroups returns (and forgets) the groups whose offsets were in the
-// transaction that last ended in an abort: their consumers must go back to
-// the committed offsets.
-func (p *Producer) AbortedGroups() []string {
-	if p.txn == nil {
-		return nil
-	}
-	g := p.txn.endedGroup
-	p.txn.endedGroup = nil
-	return g
 }
 
 // adoptIdentity takes the producer id and epoch the coordinator returned at

@@ -133,6 +133,38 @@ func parsePoll(l *cmdLine) (Command, *Error) {
 	return &Poll{At: l.at, Name: name}, nil
 }
 
+// Seek is the application moving a consumer back to its group's committed
+// offsets (`seek NAME committed`): KafkaConsumer.committed, then seek, as a
+// consume-transform-produce application does after an abort. The consumer
+// never does it by itself.
+type Seek struct {
+	At   Pos
+	Name string
+}
+
+func (s *Seek) Position() Pos       { return s.At }
+func (s *Seek) Verb() string        { return "seek" }
+func (s *Seek) formatArgs(w *words) { w.add(s.Name, "committed") }
+
+func parseSeek(l *cmdLine) (Command, *Error) {
+	name, err := l.nameArg()
+	if err != nil {
+		return nil, err
+	}
+	t, err := l.positional("committed")
+	if err != nil {
+		return nil, err
+	}
+	if t.quoted || t.val != "committed" {
+		return nil, l.errf(t.pos, "expected \"committed\" (the group's committed offsets), got %s%s", Quote(t.val),
+			didYouMean(t.val, []string{"committed"}))
+	}
+	if _, err := l.options(optSpec{}); err != nil {
+		return nil, err
+	}
+	return &Seek{At: l.at, Name: name}, nil
+}
+
 // SendOffsets is sendOffsetsToTransaction: the positions of the group's
 // consumers become part of the producer's transaction.
 type SendOffsets struct {

@@ -76,7 +76,7 @@ var roundTripCorpus = []string{
 	"advance 500ms", "advance 25h", "advance 1d", "advance 90s", "advance 1h30m", "advance 2m", "advance 1h1h",
 	"begin t", "commit t", "abort t",
 	"consumer c1 read_committed orders-0", "consumer c2 read_uncommitted orders-0 orders-1 group=g1", "consumer c3 read_committed orders-0 max.poll.records=1",
-	"poll c1", "send-offsets t g1",
+	"poll c1", "seek c1 committed", "send-offsets t g1",
 	"lose markers orders-0", "delay markers orders-2",
 	"failover coordinator tx-1", `failover coordinator "tx one"`,
 	"effect app \"charge card 17\"", "effect app email",

@@ -59,6 +59,8 @@ var verbTable = []verbSpec{
 	{Usage{"restart consumer", "restart consumer NAME",
 		"restart the consumer application at its group's committed offsets"}, parseRestartConsumer},
 	{Usage{"poll", "poll NAME", "fetch once from each of the consumer's partitions"}, parsePoll},
+	{Usage{"seek", "seek NAME committed",
+		"move a consumer back to its group's committed offsets (after an abort)"}, parseSeek},
 	{Usage{"send-offsets", "send-offsets NAME GROUP",
 		"put the group's consumer positions in the producer's transaction"}, parseSendOffsets},
 	{Usage{"lose markers", "lose markers TOPIC-PARTITION", "drop the next transaction markers for a partition"}, markerParser(Lose)},

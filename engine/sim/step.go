@@ -353,7 +353,6 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	env := s.env
 	handled := s.p.OnResponse(m, env)
-	w.rewindAborted(s)
 	w.settleTxnAcks(s)
 	if !handled {
 		if w.tracing() {

@@ -227,6 +227,12 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 				With("consumer", trace.Str(c.Name)))
 		}
 		return true, nil
+	case *script.Seek:
+		cs := w.tx.cons[c.Name]
+		if cs == nil {
+			return true, fmt.Errorf("unknown consumer %q (create it first with: consumer %s read_committed TOPIC-PARTITION group=G)", c.Name, c.Name)
+		}
+		return true, w.seekCommitted(cs)
 	case *script.SendOffsets:
 		return true, w.sendOffsets(c)
 	case *script.MarkerFault:
@@ -317,10 +323,25 @@ func groupText(g string) string {
 // or it would start from offsets that are about to move and read input
 // that the transaction already consumed.
 func (w *World) fetchOffsets(cs *consumerSlot) bool {
+	if w.unstable(cs, "poll") {
+		return false
+	}
+	var committed map[msg.TP]int64
+	if g := w.tx.groups[cs.c.Group()]; g != nil {
+		committed = g.Committed
+	}
+	cs.c.SetOffsets(committed)
+	return true
+}
+
+// unstable is the group coordinator's require_stable check: it reports
+// (with a consumer.unstable event) whether an open transaction has offsets
+// of the consumer's group pending for one of its partitions.
+// call says what asked: a first poll, or the application's seek.
+func (w *World) unstable(cs *consumerSlot, call string) bool {
 	g := w.tx.groups[cs.c.Group()]
 	if g == nil {
-		cs.c.SetOffsets(nil)
-		return true
+		return false
 	}
 	pids := make([]int64, 0, len(g.Pending))
 	for pid := range g.Pending {
@@ -331,16 +352,15 @@ func (w *World) fetchOffsets(cs *consumerSlot) bool {
 		for _, o := range g.Pending[pid] {
 			if slices.Contains(cs.c.Partitions(), o.TP) {
 				if w.tracing() {
-					w.emit(trace.New("consumer.unstable", fmt.Sprintf("%s cannot start yet: group %s has offsets for %s pending in an open transaction of producer id %d (%s); the application must poll again",
-						cs.c.Name(), cs.c.Group(), o.TP, pid, kerr.UnstableOffsetCommit.Name())).
-						With("consumer", trace.Str(cs.c.Name())).With("group", trace.Str(cs.c.Group())).With("error", trace.Str(kerr.UnstableOffsetCommit.Name())))
+					w.emit(trace.New("consumer.unstable", fmt.Sprintf("%s: OffsetFetch for group %s with require_stable (KIP-447) is answered %s: offsets for %s are pending in an open transaction of producer id %d, so the %s waits; the application must try again",
+						cs.c.Name(), cs.c.Group(), kerr.UnstableOffsetCommit.Name(), o.TP, pid, call)).
+						With("consumer", trace.Str(cs.c.Name())).With("call", trace.Str(call)).With("group", trace.Str(cs.c.Group())).With("error", trace.Str(kerr.UnstableOffsetCommit.Name())))
 				}
-				return false
+				return true
 			}
 		}
 	}
-	cs.c.SetOffsets(g.Committed)
-	return true
+	return false
 }
 
 // sendOffsets is sendOffsetsToTransaction with the positions of the
@@ -383,30 +403,30 @@ func (w *World) settleTxnAcks(s *producerSlot) {
 	s.txnAcked = s.txnAcked[:0]
 }
 
-// rewindAborted is the application's part of an aborted
-// consume-transform-produce step: the consumers go back to the group's
-// committed offsets and read the input again.
-func (w *World) rewindAborted(s *producerSlot) {
-	for _, group := range s.p.AbortedGroups() {
-		for _, name := range w.tx.consOrd {
-			cs := w.tx.cons[name]
-			if cs.c.Group() != group {
-				continue
-			}
-			g := w.tx.groups[group]
-			for _, tp := range cs.c.Partitions() {
-				off := int64(0)
-				if g != nil {
-					off = g.Committed[tp]
-				}
-				cs.c.Seek(tp, off)
-			}
-			if w.tracing() {
-				w.emit(trace.New("consumer.rewind", fmt.Sprintf("%s goes back to group %s's committed offsets: the aborted transaction's input is read again", name, group)).
-					With("consumer", trace.Str(name)).With("group", trace.Str(group)))
-			}
-		}
+// seekCommitted is the application's answer to an aborted
+// consume-transform-produce step, as in Kafka's ExactlyOnceMessageProcessor:
+// consumer.committed() — an OffsetFetch with require_stable — and a seek of
+// every partition to it (to the beginning where nothing is committed).
+// Kafka's consumer never moves back by itself when a transaction aborts;
+// without this the application goes on after the aborted input.
+func (w *World) seekCommitted(cs *consumerSlot) error {
+	group := cs.c.Group()
+	if group == "" {
+		return fmt.Errorf("consumer %q is in no group, so it has no committed offsets to seek to (create it with group=G)", cs.c.Name())
 	}
+	if w.unstable(cs, "seek") {
+		return nil
+	}
+	var committed map[msg.TP]int64
+	if g := w.tx.groups[group]; g != nil {
+		committed = g.Committed
+	}
+	cs.c.SetOffsets(committed) // Seek for each partition, and the committed offsets are known now
+	if w.tracing() {
+		w.emit(trace.New("consumer.seek", fmt.Sprintf("%s seeks to %s", cs.c.Name(), positionsText(cs.c))).
+			With("consumer", trace.Str(cs.c.Name())).With("group", trace.Str(group)))
+	}
+	return nil
 }
 
 // moveCoordinator hands an internal partition (a transaction or group

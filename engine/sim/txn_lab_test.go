@@ -19,11 +19,17 @@ import (
 // and pauses it so that a replacement takes over while the old instance
 // lives on as a zombie that later wakes up and tries to commit.
 //
+// The application also aborts on its own now and then (as after an error
+// in its processing); then it seeks its consumer back to the group's
+// committed offsets, as Kafka's ExactlyOnceMessageProcessor does, because
+// the consumer does not move back by itself.
+//
 // Afterwards a read_committed reader of the output must see every out-K-x
-// exactly once, and the checker must have found nothing. Two controls show
+// exactly once, and the checker must have found nothing. Three controls show
 // the check has teeth: a read_uncommitted reader sees aborted attempts,
-// and giving every new instance its own transactional.id (so nothing
-// fences the zombies) lets duplicates through.
+// giving every new instance its own transactional.id (so nothing
+// fences the zombies) lets duplicates through, and an application that
+// aborts without seeking back skips input.
 
 const eosInputs = 6
 
@@ -32,6 +38,8 @@ type eosLab struct {
 	w        *World
 	rng      *rand.Rand
 	sameID   bool
+	noSeek   bool     // the application does not seek back after its own abort
+	aborts   int      // aborts the application made itself
 	inst     int      // instances started so far
 	app      string   // the live instance
 	zombies  []string // paused instances that may wake up
@@ -61,6 +69,25 @@ func (l *eosLab) newInstance() {
 }
 
 func (l *eosLab) producer(name string) *client.Producer { return l.w.producers[name].p }
+
+// abort is the application aborting its transaction itself and, unless
+// told not to, seeking its consumer back to the committed offsets, which
+// it may have to ask for again while an ABORT marker is still on its way
+// to the group's coordinator (UNSTABLE_OFFSET_COMMIT).
+func (l *eosLab) abort() {
+	l.aborts++
+	l.do("abort "+l.app, "run")
+	if l.noSeek {
+		return
+	}
+	for range 100 {
+		if !l.w.unstable(l.w.tx.cons["in"], "seek") {
+			break
+		}
+		l.do("advance 1s")
+	}
+	l.do("seek in committed")
+}
 
 // crash stops the live instance for good (a paused process never resumes)
 // and starts a replacement.
@@ -110,7 +137,12 @@ func (l *eosLab) fault() {
 // runEOSLab plays one schedule; done reports whether the group's committed
 // offset reached the end of the input.
 func runEOSLab(t *testing.T, seed uint64, sameID bool) (committed, uncommitted map[string]int, w *World, done bool) {
-	l := &eosLab{t: t, w: New(seed), rng: rand.New(rand.NewPCG(seed, 0xe05)), sameID: sameID}
+	committed, uncommitted, l, done := runEOSLabWith(t, seed, &eosLab{sameID: sameID})
+	return committed, uncommitted, l.w, done
+}
+
+func runEOSLabWith(t *testing.T, seed uint64, l *eosLab) (committed, uncommitted map[string]int, _ *eosLab, done bool) {
+	l.t, l.w, l.rng = t, New(seed), rand.New(rand.NewPCG(seed, 0xe05))
 	l.w.SetTracing(false)
 	l.do("producer feeder idempotent")
 	for i := range eosInputs {
@@ -126,7 +158,7 @@ func runEOSLab(t *testing.T, seed uint64, sameID bool) (committed, uncommitted m
 		p := l.producer(l.app)
 		switch p.TxnState() {
 		case client.AbortableError:
-			l.do("abort "+l.app, "run") // the application's answer; the consumer rewinds
+			l.abort() // the application's answer: abort, and seek back
 		case client.FatalError:
 			l.crash()
 		}
@@ -166,6 +198,11 @@ func runEOSLab(t *testing.T, seed uint64, sameID bool) (committed, uncommitted m
 		case r < 30: // crash after asking to commit
 			l.do("commit "+l.app, fmt.Sprintf("step %d", 1+l.rng.IntN(15)))
 			l.crash()
+		case r < 38: // the application gives up on this attempt itself
+			l.do(fmt.Sprintf("step %d", l.rng.IntN(10)+1))
+			if l.producer(l.app).TxnState() == client.InTransaction || l.producer(l.app).TxnState() == client.AbortableError {
+				l.abort()
+			}
 		default:
 			l.do("commit "+l.app, "run")
 		}
@@ -189,7 +226,7 @@ func runEOSLab(t *testing.T, seed uint64, sameID bool) (committed, uncommitted m
 		}
 		return m
 	}
-	return count("out"), count("raw"), l.w, done
+	return count("out"), count("raw"), l, done
 }
 
 func eosExpected() []string {
@@ -255,4 +292,27 @@ func TestEOSLabWithoutFencingDuplicates(t *testing.T) {
 		t.Fatalf("no run duplicated output without fencing: the lab cannot tell")
 	}
 	t.Logf("%d of %d runs duplicated output without a shared transactional.id; in %d a zombie moved the committed offsets back", dups, runs, regressed)
+}
+
+// Kafka's consumer does not move back when a transaction aborts
+// (ExactlyOnceMessageProcessor seeks to consumer.committed() itself): an
+// application that aborts and carries on from its consumer's position
+// commits offsets past input whose output it threw away.
+func TestEOSLabAbortWithoutSeekSkipsInput(t *testing.T) {
+	runs := labRuns(t, 200)
+	skipped, aborts := 0, 0
+	for seed := range uint64(runs) {
+		committed, _, l, _ := runEOSLabWith(t, seed, &eosLab{sameID: true, noSeek: true})
+		aborts += l.aborts
+		for _, v := range eosExpected() {
+			if committed[v] == 0 {
+				skipped++
+				break
+			}
+		}
+	}
+	if aborts == 0 || skipped == 0 {
+		t.Fatalf("%d aborts by the application, %d runs with skipped input: the control shows nothing", aborts, skipped)
+	}
+	t.Logf("%d of %d runs skipped input after %d aborts without a seek back", skipped, runs, aborts)
 }

@@ -82,3 +82,61 @@ func TestTransactionMaxTimeout(t *testing.T) {
 		}
 	}
 }
+
+// Kafka's consumer never moves back when a transaction that carried its
+// group's offsets aborts: the application seeks to consumer.committed()
+// itself (ExactlyOnceMessageProcessor), and that OffsetFetch is
+// require_stable, so while the ABORT marker has not reached the group's
+// coordinator it is answered UNSTABLE_OFFSET_COMMIT and nothing moves.
+func TestAbortDoesNotRewindTheConsumer(t *testing.T) {
+	const pipeline = `producer feeder idempotent
+send feeder orders-0 3
+run
+consumer in read_committed orders-0 group=g max.poll.records=1
+producer app transactional=a
+run
+poll in
+run
+begin app
+send app orders-1 1
+send-offsets app g
+commit app
+run
+poll in
+run
+begin app
+send app orders-1 1
+send-offsets app g
+run
+`
+	position := func(w *World) int64 {
+		for _, c := range w.Snapshot().Consumers {
+			if c.Name == "in" {
+				return c.Positions[0].Offset
+			}
+		}
+		t.Fatal("no consumer in")
+		return 0
+	}
+	cases := []struct {
+		name, then string
+		want       int64
+		unstable   int
+	}{
+		{"abort alone leaves the position", "abort app\nrun\n", 2, 0},
+		{"the application seeks back", "abort app\nrun\nseek in committed\n", 1, 0},
+		{"a seek before the abort's markers are written waits", "abort app\nseek in committed\n", 2, 1},
+		{"a seek while the transaction is open is unstable", "seek in committed\n", 2, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := playScript(t, pipeline+c.then)
+			if got := position(w); got != c.want {
+				t.Errorf("position %d, want %d", got, c.want)
+			}
+			if n := len(eventsOf(w, "consumer.unstable")); n != c.unstable {
+				t.Errorf("%d consumer.unstable events, want %d", n, c.unstable)
+			}
+		})
+	}
+}

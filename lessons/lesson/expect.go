@@ -296,6 +296,11 @@ func walk(cur any, path []string, at string) (any, error) {
 			}
 		case map[string]any:
 			x, ok := c[seg]
+			if !ok && seg == "count" && i > 0 && (path[i-1] == "positions" || path[i-1] == "committed") {
+				cur = float64(len(c)) // how many partitions it has offsets for
+				at += "." + seg
+				continue
+			}
 			if !ok {
 				if i > 0 && (path[i-1] == "positions" || path[i-1] == "committed") {
 					return nil, fmt.Errorf("%s has no %s", at, script.Quote(seg))

@@ -375,7 +375,7 @@ func (m *Model) values(verb string, s slot) []string {
 		switch verb {
 		case "producer", "consumer":
 			return nil // a new name: nothing to offer
-		case "poll", "restart consumer":
+		case "poll", "restart consumer", "seek":
 			return w.Consumers
 		case "effect":
 			return append(slices.Clone(w.Producers), w.Consumers...)
