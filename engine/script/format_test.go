@@ -77,6 +77,8 @@ var roundTripCorpus = []string{
 	"begin t", "commit t", "abort t",
 	"consumer c1 read_committed orders-0", "consumer c2 read_uncommitted orders-0 orders-1 group=g1", "consumer c3 read_committed orders-0 max.poll.records=1",
 	"poll c1", "seek c1 committed", "send-offsets t g1",
+	"transactions describe-producers orders-0", "transactions describe-producers orders-1 broker=2", "transactions find-hanging",
+	"transactions find-hanging broker=3", "transactions abort orders-0 start-offset=17",
 	"lose markers orders-0", "delay markers orders-2",
 	"failover coordinator tx-1", `failover coordinator "tx one"`,
 	"effect app \"charge card 17\"", "effect app email",

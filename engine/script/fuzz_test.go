@@ -147,5 +147,8 @@ func checkLimits(t *testing.T, c Command) {
 		in(limBrokerID, int64(c.Broker))
 	case *Consumer:
 		optional(limMaxPoll, c.MaxPoll)
+	case *TxnTool:
+		in(limStartOffset, c.StartOffset)
+		optional(limBrokerID, c.Broker)
 	}
 }

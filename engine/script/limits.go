@@ -38,6 +38,7 @@ const (
 	limTxnMaxTimeout
 	limBrokerID
 	limMaxPoll
+	limStartOffset
 	numLimits
 )
 
@@ -73,6 +74,7 @@ var limitTable = [numLimits]Limit{
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
 	limTxnMaxTimeout:   {What: "cluster transaction.max.timeout.ms=", Min: 1, Max: math.MaxInt32, Why: "the broker's int config, at least 1 as Kafka requires"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
+	limStartOffset:     {What: "transactions abort start-offset=", Min: 0, Max: math.MaxInt64, Why: "an int64 offset"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
 }
 

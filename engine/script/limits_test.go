@@ -28,6 +28,7 @@ var limitUse = map[limitID][]string{
 	limTxnMaxTimeout:   {"cluster transaction.max.timeout.ms=%s"},
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
+	limStartOffset:     {"transactions abort orders-0 start-offset=%s"},
 }
 
 // above renders the number just past a bound, also past int64.

@@ -66,6 +66,12 @@ var verbTable = []verbSpec{
 	{Usage{"lose markers", "lose markers TOPIC-PARTITION", "drop the next transaction markers for a partition"}, markerParser(Lose)},
 	{Usage{"delay markers", "delay markers TOPIC-PARTITION", "hold the next transaction markers for a partition back"}, markerParser(Delay)},
 	{Usage{"effect", "effect NAME LABEL", "an external side effect no transaction can undo"}, parseEffect},
+	{Usage{"transactions describe-producers", "transactions describe-producers TOPIC-PARTITION [broker=ID]",
+		"list a partition's producers and their open transactions (kafka-transactions.sh)"}, txnToolParser(DescribeProducers)},
+	{Usage{"transactions find-hanging", "transactions find-hanging [broker=ID]",
+		"find open transactions no coordinator will finish (kafka-transactions.sh)"}, txnToolParser(FindHanging)},
+	{Usage{"transactions abort", "transactions abort TOPIC-PARTITION start-offset=N",
+		"write the ABORT marker of a hanging transaction (kafka-transactions.sh)"}, txnToolParser(AbortTransaction)},
 }
 
 // Verbs lists every verb spelling with its usage, in table order.

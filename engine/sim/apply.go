@@ -297,6 +297,9 @@ func (w *World) createProducer(c *script.Producer) error {
 	if _, ok := w.tx.cons[c.Name]; ok {
 		return fmt.Errorf("%q is a consumer's name", c.Name)
 	}
+	if isAdmin(c.Name) {
+		return fmt.Errorf("%q is the name of the operator's transactions tool", c.Name)
+	}
 	w.started = true
 	var settings []client.Setting
 	for _, kv := range c.Config {

@@ -118,6 +118,9 @@ const (
 // endsOf returns the connection pair and direction of a message.
 func endsOf(from, to msg.Addr, body msg.Body) (connPair, uint8) {
 	ch := channelOf(body)
+	if ch == markerChannel && (from.Client != "" || to.Client != "") {
+		ch = clientChannel // the operator's tool sends markers on its own client connection
+	}
 	if body.IsResponse() {
 		return connPair{opener: to, broker: from.Broker, channel: ch}, toOpener
 	}

@@ -342,6 +342,13 @@ func (w *World) deliverToClient(f *flight) bool {
 		w.check.noteReads(w, cs)
 		return true
 	}
+	if s == nil && f.cn.cons == nil && m.To.Client == adminClient {
+		if w.tracing() {
+			w.emit(w.deliveredEvent(f, ""))
+		}
+		w.adminAnswer(m)
+		return true
+	}
 	if s == nil || s.removed {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))

@@ -227,6 +227,8 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 				With("consumer", trace.Str(c.Name)))
 		}
 		return true, nil
+	case *script.TxnTool:
+		return true, w.txnTool(c)
 	case *script.Seek:
 		cs := w.tx.cons[c.Name]
 		if cs == nil {
@@ -268,6 +270,9 @@ func (w *World) createConsumer(c *script.Consumer) error {
 	}
 	if _, ok := w.producers[c.Name]; ok {
 		return fmt.Errorf("%q is a producer's name", c.Name)
+	}
+	if isAdmin(c.Name) {
+		return fmt.Errorf("%q is the name of the operator's transactions tool", c.Name)
 	}
 	var tps []msg.TP
 	for _, t := range c.TPs {

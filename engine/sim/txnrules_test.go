@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -140,3 +141,40 @@ run
 		})
 	}
 }
+
+// TransactionsCommand.FindHangingTransactionsCommand: only a transaction
+// open longer than 15 minutes whose coordinator no longer counts the
+// partition in it is hanging; AbortTransactionCommand writes its ABORT
+// marker and the LSO moves.
+func TestFindHangingAndAbort(t *testing.T) {
+	w := playScript(t, string(mustRead(t, "testdata/hanging-transaction.eos")))
+	finds := eventsOf(w, "admin.find_hanging")
+	var hanging []int64
+	for _, e := range finds {
+		hanging = append(hanging, e.Int("hanging"))
+	}
+	if want := []int64{0, 1, 0}; !slices.Equal(hanging, want) {
+		t.Errorf("find-hanging counts %v, want %v (too young, hanging, aborted)", hanging, want)
+	}
+	if n := len(eventsOf(w, "admin.abort_refused")); n != 1 {
+		t.Errorf("%d refused aborts, want 1 (no transaction starts at offset 1)", n)
+	}
+	if got := eventsOf(w, "admin.aborted"); len(got) != 1 || got[0].Str("error") != "NONE" {
+		t.Errorf("aborted: %v", got)
+	}
+	for _, p := range w.Snapshot().Partitions {
+		if p.Name == "orders-0" && (p.LastStableOffset != 2 || len(p.AbortedTxns) != 1) {
+			t.Errorf("orders-0 after the abort: LSO %d, aborted %v", p.LastStableOffset, p.AbortedTxns)
+		}
+	}
+
+	// An ongoing transaction older than 15 minutes (its timeout is the
+	// longest allowed, and the scan has not come round yet) is a candidate,
+	// but its coordinator still counts the partition: not hanging.
+	w = playScript(t, "producer tx transactional=t transaction.timeout.ms=900000\nrun\nbegin tx\nsend tx orders-0 1\nrun\nadvance 905s\ntransactions find-hanging\n")
+	f := eventsOf(w, "admin.find_hanging")
+	if len(f) != 1 || f[0].Int("candidates") != 1 || f[0].Int("hanging") != 0 {
+		t.Errorf("an ongoing transaction: %v", f)
+	}
+}
+
