@@ -177,4 +177,3 @@ func TestFindHangingAndAbort(t *testing.T) {
 		t.Errorf("an ongoing transaction: %v", f)
 	}
 }
-
