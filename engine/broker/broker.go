@@ -77,6 +77,39 @@ type Env interface {
 type GroupOffsets struct {
 	Committed map[msg.TP]int64
 	Pending   map[int64][]msg.Offset // by producer id
+	// The group's membership, as much of the classic protocol as KIP-447's
+	// fencing needs: the generation of the last completed rebalance, the
+	// member ids (each with its consumer's name), and, while a rebalance is
+	// under way, the members it still waits for to (re)join. Every change
+	// of members is a rebalance; the generation moves on when it completes.
+	Generation  int32
+	Members     map[string]string
+	Rebalancing bool
+	Awaiting    map[string]bool
+}
+
+// NewGroup is an empty group: no offsets, no members, generation 0.
+func NewGroup() *GroupOffsets {
+	return &GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}, Members: map[string]string{}, Awaiting: map[string]bool{}}
+}
+
+// ValidateTxnCommit is ClassicGroup.validateOffsetCommit for a
+// TxnOffsetCommit: a request without group metadata (generation -1, no
+// member id: the groupId-only API) is accepted; otherwise the member must
+// be in the group (UNKNOWN_MEMBER_ID) at its current generation
+// (ILLEGAL_GENERATION). This is what fences a stale instance after a
+// rebalance when every instance has its own transactional.id (KIP-447).
+func (g *GroupOffsets) ValidateTxnCommit(member string, generation int32) kerr.Code {
+	if generation < 0 && member == "" {
+		return kerr.None
+	}
+	if _, ok := g.Members[member]; !ok {
+		return kerr.UnknownMemberID
+	}
+	if generation != g.Generation {
+		return kerr.IllegalGeneration
+	}
+	return kerr.None
 }
 
 // Broker is one Kafka broker.

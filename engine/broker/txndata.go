@@ -193,13 +193,26 @@ func (b *Broker) HandleTxnOffsetCommit(m *msg.Message, req msg.TxnOffsetCommitRe
 	} else if req.TV2 {
 		code = env.JoinTransaction(req.TransactionalID, req.ProducerID, req.Epoch, tp, true)
 	}
+	groups := env.Groups()
+	g := groups[req.Group]
+	if code == kerr.None && g == nil {
+		g = NewGroup()
+		groups[req.Group] = g
+	}
 	if code == kerr.None {
-		groups := env.Groups()
-		g := groups[req.Group]
-		if g == nil {
-			g = &GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}}
-			groups[req.Group] = g
+		// After the transaction check (KIP-890), as the group coordinator
+		// validates the member when it writes (OffsetMetadataManager.
+		// validateTransactionalOffsetCommit).
+		code = g.ValidateTxnCommit(req.MemberID, req.GenerationID)
+		if code != kerr.None && env.Tracing() {
+			env.Emit(b.ev("group.refused", fmt.Sprintf("refuses the offsets of group %s from producer id %d: member %q at generation %d, the group is at generation %d (%s)",
+				req.Group, req.ProducerID, req.MemberID, req.GenerationID, g.Generation, code.Name())).
+				With("group", trace.Str(req.Group)).With("member", trace.Str(req.MemberID)).
+				With("generation", trace.Int(int64(req.GenerationID))).With("group_generation", trace.Int(int64(g.Generation))).
+				With("error", trace.Str(code.Name())))
 		}
+	}
+	if code == kerr.None {
 		// A later commit for the same partition in the transaction wins.
 		pending := g.Pending[req.ProducerID]
 		for _, o := range req.Offsets {

@@ -42,8 +42,17 @@ type Consumer struct {
 	positions     map[msg.TP]int64
 	read          []Read
 	fetching      map[int]fetch // request id -> the fetch
-	dec           record.Decoder
-	batch         record.Batch
+	// Group membership (consumer.groupMetadata()): the member id and
+	// generation of its last rebalance ("" and -1 before its first poll
+	// joins), and when the application last polled, against
+	// max.poll.interval.ms.
+	memberID        string
+	generation      int32
+	lastPollMs      int64
+	maxPollInterval int64
+	joins           int // member ids handed out so far
+	dec             record.Decoder
+	batch           record.Batch
 }
 
 // NewConsumer starts a consumer at the group's committed offsets (or the
@@ -54,7 +63,7 @@ func NewConsumer(name string, readCommitted bool, tps []msg.TP, group string, co
 		maxPoll = DefaultMaxPollRecords
 	}
 	c := &Consumer{name: name, readCommitted: readCommitted, tps: slices.Clone(tps), group: group, maxPoll: maxPoll,
-		positions: map[msg.TP]int64{}, fetching: map[int]fetch{}}
+		positions: map[msg.TP]int64{}, fetching: map[int]fetch{}, generation: -1, maxPollInterval: DefaultMaxPollIntervalMs}
 	for _, tp := range tps {
 		c.positions[tp] = committed[tp]
 	}
@@ -88,6 +97,51 @@ const FetchTimeoutMs = 30000
 
 // DefaultMaxPollRecords is Kafka's max.poll.records.
 const DefaultMaxPollRecords = 500
+
+// DefaultMaxPollIntervalMs is Kafka's max.poll.interval.ms: a consumer whose
+// application has not polled for that long leaves its group (the heartbeat
+// thread sends LeaveGroup, AbstractCoordinator.HeartbeatThread).
+const DefaultMaxPollIntervalMs = 300_000
+
+// SetMaxPollInterval sets max.poll.interval.ms (0 keeps Kafka's default).
+func (c *Consumer) SetMaxPollInterval(ms int64) {
+	if ms > 0 {
+		c.maxPollInterval = ms
+	}
+}
+
+// GroupMetadata is consumer.groupMetadata(): the member id and generation
+// the consumer last joined with ("" and -1 when it has not).
+func (c *Consumer) GroupMetadata() (string, int32) { return c.memberID, c.generation }
+
+// Joined records the consumer's membership after a rebalance, and that its
+// positions must come from the group's committed offsets when it (re)joins.
+func (c *Consumer) Joined(member string, generation int32, fetchOffsets bool) {
+	c.memberID, c.generation = member, generation
+	if fetchOffsets {
+		c.needOffsets = true
+	}
+}
+
+// NewMemberID is the member id of the consumer's next join, NAME-N: in
+// Kafka's classic protocol every JoinGroup without one gets a fresh id.
+func (c *Consumer) NewMemberID() string {
+	c.joins++
+	return fmt.Sprintf("%s-%d", c.name, c.joins)
+}
+
+// LeftGroup forgets the membership: the next poll joins again.
+func (c *Consumer) LeftGroup() { c.memberID, c.generation = "", -1 }
+
+// PollDeadline is when the consumer leaves its group unless the
+// application polls before: the last poll plus max.poll.interval.ms.
+func (c *Consumer) PollDeadline() int64 { return c.lastPollMs + c.maxPollInterval }
+
+// MaxPollInterval is max.poll.interval.ms.
+func (c *Consumer) MaxPollInterval() int64 { return c.maxPollInterval }
+
+// MarkPoll records that the application called poll now.
+func (c *Consumer) MarkPoll(now int64) { c.lastPollMs = now }
 
 // Name, Group, ReadCommitted, Partitions describe the consumer.
 func (c *Consumer) Name() string         { return c.name }
@@ -131,6 +185,7 @@ func (c *Consumer) Restart(committed map[msg.TP]int64) {
 	c.SetOffsets(committed)
 	c.needOffsets = c.group != ""
 	clear(c.fetching)
+	c.LeftGroup()
 }
 
 // Poll fetches once from every partition that has no fetch in flight.

@@ -46,9 +46,11 @@ const (
 
 // pendingOffsets is a sendOffsetsToTransaction call on its way.
 type pendingOffsets struct {
-	group   string
-	offsets []msg.Offset
-	added   bool // AddOffsetsToTxn done (version 1)
+	group      string
+	offsets    []msg.Offset
+	member     string // the consumer's group metadata (KIP-447); "" and -1 without
+	generation int32
+	added      bool // AddOffsetsToTxn done (version 1)
 }
 
 // txnManager is the transactional half of a producer.
@@ -70,6 +72,15 @@ type txnManager struct {
 	groups       []string // groups whose offsets went into this transaction
 	ends         int      // transactions completed
 	lastCommit   bool     // whether the last one committed
+}
+
+// TxnError is the error that left the transaction abortable or the
+// producer stopped (NONE otherwise).
+func (p *Producer) TxnError() kerr.Code {
+	if p.txn == nil || (p.txn.state != AbortableError && p.txn.state != FatalError) {
+		return kerr.None
+	}
+	return p.txn.lastError
 }
 
 // TxnState returns the transactional state (Uninitialized for others).
@@ -154,8 +165,10 @@ func (p *Producer) noteTxnPartition(tp msg.TP) {
 	t.toAdd = append(t.toAdd, tp)
 }
 
-// SendOffsets is sendOffsetsToTransaction with the group's positions.
-func (p *Producer) SendOffsets(group string, offsets []msg.Offset, env Env) {
+// SendOffsets is sendOffsetsToTransaction with the group's positions and
+// a consumer's group metadata (member id and generation; "" and -1 for the
+// groupId-only form).
+func (p *Producer) SendOffsets(group string, offsets []msg.Offset, member string, generation int32, env Env) {
 	t := p.txn
 	switch {
 	case t == nil:
@@ -165,7 +178,7 @@ func (p *Producer) SendOffsets(group string, offsets []msg.Offset, env Env) {
 		p.refuse("sendOffsetsToTransaction", "state is "+t.state.String()+", not IN_TRANSACTION", env)
 		return
 	}
-	t.offsets = append(t.offsets, pendingOffsets{group: group, offsets: offsets})
+	t.offsets = append(t.offsets, pendingOffsets{group: group, offsets: offsets, member: member, generation: generation})
 	if env.Tracing() {
 		var parts []string
 		for _, o := range offsets {
@@ -262,7 +275,8 @@ func (p *Producer) runTxn(env Env) bool {
 			return false
 		}
 		t.inFlight = txnOffsetCommit
-		p.sendTxn(gc, msg.TxnOffsetCommitRequest{TransactionalID: p.cfg.TransactionalID, Group: o.group, ProducerID: p.pid, Epoch: p.epoch, Offsets: o.offsets, TV2: t.tv2}, env)
+		p.sendTxn(gc, msg.TxnOffsetCommitRequest{TransactionalID: p.cfg.TransactionalID, Group: o.group, ProducerID: p.pid, Epoch: p.epoch, Offsets: o.offsets, TV2: t.tv2,
+			MemberID: o.member, GenerationID: o.generation}, env)
 	case (t.state == Committing || t.state == Aborting) && !p.Pending():
 		if !t.started {
 			p.completeTxn(env) // nothing was added: no EndTxn (TransactionManager)
@@ -345,6 +359,10 @@ func (p *Producer) txnError(kind txnKind, code kerr.Code, env Env) {
 		p.fence(code, env)
 	case kerr.TransactionAbortable, kerr.InvalidProducerIDMapping:
 		p.abortable(code, env)
+	case kerr.UnknownMemberID, kerr.IllegalGeneration:
+		// TxnOffsetCommitHandler: a CommitFailedException, "consumer group
+		// metadata mismatch" — a rebalance moved on without this instance.
+		p.abortable(code, env)
 	default:
 		p.setFatal(code, env)
 	}
@@ -382,6 +400,9 @@ func (p *Producer) abortable(code kerr.Code, env Env) {
 		text := fmt.Sprintf("the transaction hit %s: the application must abort it", code.Name())
 		if was == Committing {
 			text = fmt.Sprintf("commitTransaction fails with %s: the application must abort the transaction", code.Name())
+		}
+		if code == kerr.UnknownMemberID || code == kerr.IllegalGeneration {
+			text = fmt.Sprintf("TxnOffsetCommit fails with %s — CommitFailedException, the consumer group metadata no longer matches: the group has rebalanced without this instance, which must abort", code.Name())
 		}
 		env.Emit(p.ev("txn.abortable", text).
 			With("error", trace.Str(code.Name())))

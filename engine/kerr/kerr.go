@@ -34,6 +34,8 @@ const (
 	NotEnoughReplicas                  Code = 19
 	NotEnoughReplicasAfterAppend       Code = 20
 	InvalidRequiredAcks                Code = 21
+	IllegalGeneration                  Code = 22
+	UnknownMemberID                    Code = 25
 	InvalidTimestamp                   Code = 32
 	InvalidRequest                     Code = 42
 	OutOfOrderSequenceNumber           Code = 45
@@ -75,6 +77,8 @@ var table = map[Code]info{
 	NotEnoughReplicas:                  {"NOT_ENOUGH_REPLICAS", true, "Fewer in-sync replicas than min.insync.replicas; nothing was appended."},
 	NotEnoughReplicasAfterAppend:       {"NOT_ENOUGH_REPLICAS_AFTER_APPEND", true, "Appended, but the in-sync replicas fell below min.insync.replicas."},
 	InvalidRequiredAcks:                {"INVALID_REQUIRED_ACKS", false, "acks must be -1, 0 or 1."},
+	IllegalGeneration:                  {"ILLEGAL_GENERATION", false, "The group generation in the request is not the group's current one."},
+	UnknownMemberID:                    {"UNKNOWN_MEMBER_ID", false, "The member id is not in the group's current generation."},
 	InvalidTimestamp:                   {"INVALID_TIMESTAMP", false, "A record timestamp is out of the accepted range."},
 	InvalidRequest:                     {"INVALID_REQUEST", false, "The request is malformed."},
 	OutOfOrderSequenceNumber:           {"OUT_OF_ORDER_SEQUENCE_NUMBER", false, "The broker received an out of order sequence number."},

@@ -176,6 +176,10 @@ type TxnOffsetCommitRequest struct {
 	Epoch           int16
 	Offsets         []Offset
 	TV2             bool
+	// The consumer's group metadata (KIP-447): its member id and the
+	// generation it has, or "" and -1 from the groupId-only API.
+	MemberID     string
+	GenerationID int32
 }
 
 // Offset is a consumer position to commit.

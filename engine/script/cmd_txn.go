@@ -49,6 +49,8 @@ type Consumer struct {
 	TPs       []TopicPartition
 	Group     string // "" when not given
 	MaxPoll   int    // max.poll.records; 0 when not given (Kafka's 500)
+	// max.poll.interval.ms; 0 when not given (Kafka's 300000)
+	MaxPollIntervalMs int
 }
 
 func (c *Consumer) Position() Pos { return c.At }
@@ -82,17 +84,25 @@ func parseConsumer(l *cmdLine) (Command, *Error) {
 	if len(c.TPs) == 0 {
 		return nil, l.missing("TOPIC-PARTITION")
 	}
-	opts, err := l.options(optSpec{keys: []string{"group", "max.poll.records"}})
+	opts, err := l.options(optSpec{keys: []string{"group", "max.poll.records", "max.poll.interval.ms"}})
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range opts {
-		if o.key == "max.poll.records" {
+		switch o.key {
+		case "max.poll.records":
 			n, err := l.number(token{pos: o.pos, val: o.val}, o.key, limMaxPoll)
 			if err != nil {
 				return nil, err
 			}
 			c.MaxPoll = int(n)
+			continue
+		case "max.poll.interval.ms":
+			n, err := l.number(token{pos: o.pos, val: o.val}, o.key, limMaxPollInterval)
+			if err != nil {
+				return nil, err
+			}
+			c.MaxPollIntervalMs = int(n)
 			continue
 		}
 		if c.Group, err = l.name(token{pos: o.pos, val: o.val}, "group"); err != nil {
@@ -112,6 +122,9 @@ func (c *Consumer) formatArgs(w *words) {
 	}
 	if c.MaxPoll != 0 {
 		w.kv("max.poll.records", strconv.Itoa(c.MaxPoll))
+	}
+	if c.MaxPollIntervalMs != 0 {
+		w.kv("max.poll.interval.ms", strconv.Itoa(c.MaxPollIntervalMs))
 	}
 }
 
@@ -166,16 +179,28 @@ func parseSeek(l *cmdLine) (Command, *Error) {
 }
 
 // SendOffsets is sendOffsetsToTransaction: the positions of the group's
-// consumers become part of the producer's transaction.
+// consumers (or of one of them) become part of the producer's transaction,
+// with that consumer's group metadata — or, with legacy, with the group id
+// only, as the API before KIP-447 had it.
 type SendOffsets struct {
 	At       Pos
 	Producer string
 	Group    string
+	Consumer string // consumer=NAME; "" when not given
+	Legacy   bool   // sendOffsetsToTransaction(offsets, groupId): no member id, no generation
 }
 
-func (s *SendOffsets) Position() Pos       { return s.At }
-func (s *SendOffsets) Verb() string        { return "send-offsets" }
-func (s *SendOffsets) formatArgs(w *words) { w.add(s.Producer, s.Group) }
+func (s *SendOffsets) Position() Pos { return s.At }
+func (s *SendOffsets) Verb() string  { return "send-offsets" }
+func (s *SendOffsets) formatArgs(w *words) {
+	w.add(s.Producer, s.Group)
+	if s.Consumer != "" {
+		w.kv("consumer", s.Consumer)
+	}
+	if s.Legacy {
+		w.add("legacy")
+	}
+}
 
 func parseSendOffsets(l *cmdLine) (Command, *Error) {
 	name, err := l.nameArg()
@@ -190,10 +215,21 @@ func parseSendOffsets(l *cmdLine) (Command, *Error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := l.options(optSpec{}); err != nil {
+	opts, err := l.options(optSpec{keys: []string{"consumer"}, flags: []string{"legacy"}})
+	if err != nil {
 		return nil, err
 	}
-	return &SendOffsets{At: l.at, Producer: name, Group: group}, nil
+	c := &SendOffsets{At: l.at, Producer: name, Group: group}
+	for _, o := range opts {
+		if !o.isPair {
+			c.Legacy = true
+			continue
+		}
+		if c.Consumer, err = l.name(token{pos: o.pos, val: o.val}, "consumer"); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // MarkerFault loses or delays the next transaction markers written to a partition.

@@ -192,10 +192,10 @@ func TestErrorFormatting(t *testing.T) {
 func TestTxnParseErrors(t *testing.T) {
 	cases := map[string]string{
 		"consumer c1 read_comitted orders-0":                     `t:1:13: consumer: isolation level must be read_committed or read_uncommitted, got "read_comitted", did you mean "read_committed"?`,
-		"consumer c1 read_committed":                             "t:1:27: consumer: missing TOPIC-PARTITION (usage: consumer NAME read_committed|read_uncommitted TOPIC-PARTITION... [group=G] [max.poll.records=N])",
+		"consumer c1 read_committed":                             "t:1:27: consumer: missing TOPIC-PARTITION (usage: consumer NAME read_committed|read_uncommitted TOPIC-PARTITION... [group=G] [max.poll.records=N] [max.poll.interval.ms=N])",
 		"consumer c1 read_committed orders-0 grp=g":              `t:1:37: consumer: unknown key "grp", did you mean "group"?`,
 		"consumer c1 read_committed orders-0 max.poll.records=0": `t:1:37: consumer: max.poll.records must be a positive integer, got "0"`,
-		"send-offsets p1":                                        "t:1:16: send-offsets: missing GROUP (usage: send-offsets NAME GROUP)",
+		"send-offsets p1":                                        "t:1:16: send-offsets: missing GROUP (usage: send-offsets NAME GROUP [consumer=NAME] [legacy])",
 		"lose markers orders":                                    `t:1:14: lose markers: `,
 		"seek c1":                                                "t:1:8: seek: missing committed (usage: seek NAME committed)",
 		"seek c1 comitted":                                       `t:1:9: seek: expected "committed" (the group's committed offsets), got "comitted", did you mean "committed"?`,

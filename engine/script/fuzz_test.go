@@ -147,6 +147,7 @@ func checkLimits(t *testing.T, c Command) {
 		in(limBrokerID, int64(c.Broker))
 	case *Consumer:
 		optional(limMaxPoll, c.MaxPoll)
+		optional(limMaxPollInterval, c.MaxPollIntervalMs)
 	case *TxnTool:
 		in(limStartOffset, c.StartOffset)
 		optional(limBrokerID, c.Broker)

@@ -39,6 +39,7 @@ const (
 	limBrokerID
 	limMaxPoll
 	limStartOffset
+	limMaxPollInterval
 	numLimits
 )
 
@@ -74,6 +75,7 @@ var limitTable = [numLimits]Limit{
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
 	limTxnMaxTimeout:   {What: "cluster transaction.max.timeout.ms=", Min: 1, Max: math.MaxInt32, Why: "the broker's int config, at least 1 as Kafka requires"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
+	limMaxPollInterval: {What: "consumer max.poll.interval.ms=", Min: 1, Max: math.MaxInt32, Why: "the consumer's int setting"},
 	limStartOffset:     {What: "transactions abort start-offset=", Min: 0, Max: math.MaxInt64, Why: "an int64 offset"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
 }

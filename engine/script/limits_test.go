@@ -29,6 +29,7 @@ var limitUse = map[limitID][]string{
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
 	limStartOffset:     {"transactions abort orders-0 start-offset=%s"},
+	limMaxPollInterval: {"consumer c1 read_committed orders-0 max.poll.interval.ms=%s"},
 }
 
 // above renders the number just past a bound, also past int64.

@@ -165,11 +165,13 @@ type Position struct {
 	Offset    int64
 }
 
-// GroupView is a consumer group's committed offsets.
+// GroupView is a consumer group's committed offsets and its members.
 type GroupView struct {
 	Group       string
 	Coordinator int
 	Committed   []Position
+	Generation  int32    // the generation of the last rebalance (0: nobody ever joined)
+	Members     []string // member ids, sorted
 }
 
 // MessageView is one message on the wire.

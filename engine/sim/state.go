@@ -74,8 +74,10 @@ func (s *Snapshot) StateJSON() []byte {
 		Read      []read           `json:"read"`
 	}
 	type group struct {
-		Group     string           `json:"group"`
-		Committed map[string]int64 `json:"committed"`
+		Group      string           `json:"group"`
+		Committed  map[string]int64 `json:"committed"`
+		Generation int32            `json:"generation"`
+		Members    []string         `json:"members"`
 	}
 	type effect struct {
 		Step  int    `json:"step"`
@@ -131,7 +133,7 @@ func (s *Snapshot) StateJSON() []byte {
 		out.Consumers = append(out.Consumers, cs)
 	}
 	for _, g := range s.Groups {
-		gs := group{Group: g.Group, Committed: map[string]int64{}}
+		gs := group{Group: g.Group, Committed: map[string]int64{}, Generation: g.Generation, Members: append([]string{}, g.Members...)}
 		for _, p := range g.Committed {
 			gs.Committed[p.Partition] = p.Offset
 		}

@@ -314,6 +314,7 @@ func (w *World) deliverToBroker(f *flight) bool {
 	case msg.AddOffsetsToTxnRequest:
 		b.HandleAddOffsets(m, body, env)
 	case msg.TxnOffsetCommitRequest:
+		w.expireMembers(body.Group) // what the group's heartbeats told its coordinator meanwhile
 		b.HandleTxnOffsetCommit(m, body, env)
 	case msg.EndTxnRequest:
 		b.HandleEndTxn(m, body, env)

@@ -75,6 +75,16 @@ func (w *World) internalLeader(tp msg.TP) *internalMeta {
 	return m
 }
 
+// internalLeaderNow is the leader of an internal partition without creating
+// its record: a snapshot must not change the world (the record decides
+// which partitions a broker's failure moves).
+func (w *World) internalLeaderNow(tp msg.TP) (int, int32) {
+	if m := w.tx.internal[tp]; m != nil {
+		return m.leader, m.epoch
+	}
+	return tp.Partition%len(w.brokers) + 1, 0
+}
+
 func stateTP(txnID string) msg.TP {
 	return msg.TP{Topic: txn.StateTopic, Partition: txn.PartitionFor(txnID, txn.NumPartitions)}
 }
@@ -206,6 +216,10 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 		if cs == nil {
 			return true, fmt.Errorf("unknown consumer %q (create it first with: consumer %s read_committed TOPIC-PARTITION)", c.Name, c.Name)
 		}
+		cs.c.MarkPoll(w.now)
+		if cs.c.Group() != "" && !w.pollGroup(cs) {
+			return true, nil
+		}
 		if cs.c.NeedsOffsets() && !w.fetchOffsets(cs) {
 			return true, nil
 		}
@@ -221,6 +235,7 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 			committed = g.Committed
 		}
 		w.closeConnsOf(msg.ClientAddr(c.Name), "the process that opened it ended")
+		w.leaveOnRestart(cs)
 		cs.c.Restart(committed) // provisional: the first poll fetches the group's offsets
 		if w.tracing() {
 			w.emit(trace.New("consumer.restart", fmt.Sprintf("%s restarts at %s", c.Name, positionsText(cs.c))).
@@ -289,6 +304,7 @@ func (w *World) createConsumer(c *script.Consumer) error {
 	}
 	cs := &consumerSlot{c: client.NewConsumer(c.Name, c.Isolation == script.ReadCommitted, tps, c.Group, committed, c.MaxPoll), env: &consumerEnv{w, c.Name},
 		pairs: w.clientPairs(c.Name)}
+	cs.c.SetMaxPollInterval(int64(c.MaxPollIntervalMs))
 	w.tx.cons[c.Name] = cs
 	for i := range cs.pairs {
 		if pc := cs.pairs[i].c; pc != nil {
@@ -376,19 +392,34 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 		return w.orFailed(err, c.Producer)
 	}
 	var offsets []msg.Offset
+	var from []*consumerSlot
 	for _, name := range w.tx.consOrd {
 		cs := w.tx.cons[name]
-		if cs.c.Group() != c.Group {
+		if cs.c.Group() != c.Group || c.Consumer != "" && name != c.Consumer {
 			continue
 		}
+		from = append(from, cs)
 		for _, tp := range cs.c.Partitions() {
 			offsets = append(offsets, msg.Offset{TP: tp, Offset: cs.c.Position(tp)})
 		}
 	}
-	if len(offsets) == 0 {
+	switch {
+	case c.Consumer != "" && len(from) == 0:
+		if _, ok := w.tx.cons[c.Consumer]; ok {
+			return fmt.Errorf("consumer %q is not in group %q", c.Consumer, c.Group)
+		}
+		return fmt.Errorf("unknown consumer %q (create it first with: consumer %s read_committed TOPIC-PARTITION group=%s)", c.Consumer, c.Consumer, c.Group)
+	case len(offsets) == 0:
 		return fmt.Errorf("no consumer of group %q (create one with: consumer NAME read_committed TOPIC-PARTITION group=%s)", c.Group, c.Group)
+	case len(from) > 1 && !c.Legacy:
+		return fmt.Errorf("group %q has %d consumers: say whose positions and group metadata go in with consumer=NAME (or send the group id only with legacy)", c.Group, len(from))
 	}
-	s.p.SendOffsets(c.Group, offsets, s.env)
+	// consumer.groupMetadata(), or the groupId-only API (before KIP-447).
+	member, generation := "", int32(-1)
+	if !c.Legacy {
+		member, generation = from[0].c.GroupMetadata()
+	}
+	s.p.SendOffsets(c.Group, offsets, member, generation, s.env)
 	return nil
 }
 
@@ -523,7 +554,8 @@ func (w *World) txnViews(s *Snapshot) {
 	for _, id := range ids {
 		md, _ := w.benv.LoadTxn(id)
 		tp := stateTP(id)
-		m := w.internalLeader(tp)
+		leader, epoch := w.internalLeaderNow(tp)
+		m := &internalMeta{leader: leader, epoch: epoch}
 		v := TxnView{TransactionalID: id, Coordinator: m.leader, CoordinatorEpoch: m.epoch, StatePartition: tp.Partition,
 			ProducerID: md.ProducerID, Epoch: md.Epoch, State: md.State.String(), TimeoutMs: md.TimeoutMs, StartMs: md.StartMs,
 			Partitions: tpStrings(md.Partitions)}
@@ -550,7 +582,8 @@ func (w *World) txnViews(s *Snapshot) {
 	}
 	slices.Sort(groups)
 	for _, g := range groups {
-		v := GroupView{Group: g, Coordinator: w.internalLeader(txn.OffsetsPartition(g)).leader}
+		leader, _ := w.internalLeaderNow(txn.OffsetsPartition(g))
+		v := GroupView{Group: g, Coordinator: leader, Generation: w.tx.groups[g].Generation, Members: sortedMembers(w.tx.groups[g])}
 		tps := make([]msg.TP, 0, len(w.tx.groups[g].Committed))
 		for tp := range w.tx.groups[g].Committed {
 			tps = append(tps, tp)

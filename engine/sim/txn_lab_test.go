@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 )
 
@@ -27,9 +28,12 @@ import (
 // Afterwards a read_committed reader of the output must see every out-K-x
 // exactly once, and the checker must have found nothing. Three controls show
 // the check has teeth: a read_uncommitted reader sees aborted attempts,
-// giving every new instance its own transactional.id (so nothing
-// fences the zombies) lets duplicates through, and an application that
-// aborts without seeking back skips input.
+// giving every new instance its own transactional.id and sending the
+// offsets with the group id only (so nothing fences the zombies) lets
+// duplicates through, and an application that aborts without seeking back
+// skips input. With its own transactional.id per instance but the
+// consumer's group metadata (KIP-447), the group's generation fences the
+// zombies instead, and the output is exactly once again.
 
 const eosInputs = 6
 
@@ -38,6 +42,7 @@ type eosLab struct {
 	w        *World
 	rng      *rand.Rand
 	sameID   bool
+	legacy   bool     // send-offsets with the group id only (before KIP-447): no generation to fence with
 	noSeek   bool     // the application does not seek back after its own abort
 	aborts   int      // aborts the application made itself
 	inst     int      // instances started so far
@@ -137,7 +142,7 @@ func (l *eosLab) fault() {
 // runEOSLab plays one schedule; done reports whether the group's committed
 // offset reached the end of the input.
 func runEOSLab(t *testing.T, seed uint64, sameID bool) (committed, uncommitted map[string]int, w *World, done bool) {
-	committed, uncommitted, l, done := runEOSLabWith(t, seed, &eosLab{sameID: sameID})
+	committed, uncommitted, l, done := runEOSLabWith(t, seed, &eosLab{sameID: sameID, legacy: !sameID})
 	return committed, uncommitted, l.w, done
 }
 
@@ -186,7 +191,7 @@ func runEOSLabWith(t *testing.T, seed uint64, l *eosLab) (committed, uncommitted
 		l.do("begin "+l.app,
 			"send "+l.app+" orders-1 1 value=out-"+k+"-a",
 			"send "+l.app+" orders-2 1 value=out-"+k+"-b",
-			"send-offsets "+l.app+" g")
+			"send-offsets "+l.app+" g"+map[bool]string{true: " legacy"}[l.legacy])
 		l.fault()
 		switch r := l.rng.IntN(100); {
 		case r < 10: // crash before the commit
@@ -271,8 +276,53 @@ func TestEOSLabExactlyOnce(t *testing.T) {
 	t.Logf("%d runs; %d had aborted attempts that read_uncommitted saw and read_committed skipped", runs, aborted)
 }
 
-// Without a shared transactional.id nothing fences the old instances: a
-// zombie's commit goes through and the output is duplicated.
+// KIP-447: every instance has its own transactional.id, so no epoch fences
+// a zombie, but its offsets carry the consumer's member id and generation:
+// after the restart that replaced it they are refused (UNKNOWN_MEMBER_ID,
+// GroupCoordinator's validateOffsetCommit; TransactionManager's
+// TxnOffsetCommitHandler makes the transaction abortable), and a
+// replacement waits (UNSTABLE_OFFSET_COMMIT) while a zombie's accepted
+// offsets are pending. The output is exactly once.
+func TestEOSLabKIP447GenerationFencesZombies(t *testing.T) {
+	runs := labRuns(t, 300)
+	refused := 0
+	for seed := range uint64(runs) {
+		committed, _, l, done := runEOSLabWith(t, seed, &eosLab{})
+		if !done {
+			t.Fatalf("seed %d: the application did not get through its input: group g %v", seed, l.w.tx.groups["g"])
+		}
+		for _, v := range eosExpected() {
+			if committed[v] != 1 {
+				t.Fatalf("seed %d: read_committed saw %s %d times, want exactly once (all: %v)", seed, v, committed[v], committed)
+			}
+		}
+		if as := l.w.Anomalies(); len(as) > 0 {
+			t.Fatalf("seed %d: anomalies %v", seed, as)
+		}
+		if refusedByGeneration(l.w) {
+			refused++
+		}
+	}
+	if refused == 0 {
+		t.Fatalf("no zombie's offsets were refused by the group: the lab did not test KIP-447's fencing")
+	}
+	t.Logf("%d runs; in %d the group coordinator refused a zombie's offsets", runs, refused)
+}
+
+// refusedByGeneration reports whether a producer's transaction was made
+// abortable by a group-metadata mismatch.
+func refusedByGeneration(w *World) bool {
+	for _, s := range w.producers {
+		if e := s.p.TxnError(); e == kerr.UnknownMemberID || e == kerr.IllegalGeneration {
+			return true
+		}
+	}
+	return false
+}
+
+// Without a shared transactional.id, and with the offsets sent by group id
+// only, nothing fences the old instances: a zombie's commit goes through
+// and the output is duplicated.
 func TestEOSLabWithoutFencingDuplicates(t *testing.T) {
 	runs := labRuns(t, 300)
 	dups, regressed := 0, 0

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/eoslab/eoslab/engine/msg"
 )
 
 // TransactionManager.beginTransaction: one transaction at a time. A second
@@ -175,5 +177,74 @@ func TestFindHangingAndAbort(t *testing.T) {
 	f := eventsOf(w, "admin.find_hanging")
 	if len(f) != 1 || f[0].Int("candidates") != 1 || f[0].Int("hanging") != 0 {
 		t.Errorf("an ongoing transaction: %v", f)
+	}
+}
+
+// KIP-447 with the classic group protocol: TxnOffsetCommit carries the
+// consumer's member id and generation (consumer.groupMetadata()), the group
+// coordinator checks them (ClassicGroup.validateOffsetCommit) and the
+// producer makes the transaction abortable on UNKNOWN_MEMBER_ID or
+// ILLEGAL_GENERATION (TransactionManager.TxnOffsetCommitHandler).
+func TestGroupGenerationFencesStaleInstances(t *testing.T) {
+	const setup = `producer feeder idempotent
+send feeder orders-0 3
+run
+consumer a-in read_committed orders-0 group=g max.poll.records=1 max.poll.interval.ms=30000
+producer a transactional=ship-a
+run
+poll a-in
+run
+begin a
+send a orders-1 1 value=from-a
+`
+	cases := []struct {
+		name, then string
+		txnError   string // the error a's transaction hit ("" : none)
+		committed  int64  // group g's committed offset for orders-0 afterwards (-1: none)
+		generation int32
+	}{
+		{"a stale instance after a rebalance without it: UNKNOWN_MEMBER_ID",
+			"pause a\nconsumer b-in read_committed orders-0 group=g\npoll b-in\nadvance 31s\npoll b-in\nrun\nresume a\nsend-offsets a g consumer=a-in\ncommit a\nrun\n",
+			"UNKNOWN_MEMBER_ID", -1, 2},
+		{"the same with the groupId-only API: nothing fences it",
+			"pause a\nconsumer b-in read_committed orders-0 group=g\npoll b-in\nadvance 31s\npoll b-in\nrun\nresume a\nsend-offsets a g consumer=a-in legacy\ncommit a\nrun\n",
+			"", 1, 2},
+		{"a live member during a rebalance that waits for it: accepted",
+			"consumer b-in read_committed orders-0 group=g\npoll b-in\nsend-offsets a g consumer=a-in\ncommit a\nrun\n",
+			"", 1, 1},
+		{"metadata taken before the member rejoined: ILLEGAL_GENERATION",
+			"consumer b-in read_committed orders-0 group=g\npoll b-in\nsend-offsets a g consumer=a-in\npoll a-in\nrun\ncommit a\nrun\n",
+			"ILLEGAL_GENERATION", -1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := playScript(t, setup+c.then)
+			p := w.producers["a"].p
+			if got := p.TxnError().Name(); c.txnError != "" && got != c.txnError || c.txnError == "" && got != "NONE" {
+				t.Errorf("a's transaction error %s, want %q", got, c.txnError)
+			}
+			g := w.tx.groups["g"]
+			got, ok := g.Committed[msg.TP{Topic: "orders", Partition: 0}]
+			if !ok {
+				got = -1
+			}
+			if got != c.committed {
+				t.Errorf("committed offset %d, want %d", got, c.committed)
+			}
+			if g.Generation != c.generation {
+				t.Errorf("generation %d, want %d (members %v)", g.Generation, c.generation, g.Members)
+			}
+		})
+	}
+
+	// Joins, restarts and a waiting joiner.
+	w := playScript(t, setup+"consumer b-in read_committed orders-0 group=g\npoll b-in\n")
+	if n := len(eventsOf(w, "consumer.rebalancing")); n != 1 {
+		t.Errorf("a joiner waits for the live member to rejoin: %d consumer.rebalancing events", n)
+	}
+	w = playScript(t, setup+"restart consumer a-in\npoll a-in\nrun\n")
+	g := w.tx.groups["g"]
+	if g.Generation != 3 || len(g.Members) != 1 || g.Members["a-in-2"] != "a-in" {
+		t.Errorf("after a restart: generation %d, members %v; want 3 and a-in-2", g.Generation, g.Members)
 	}
 }

@@ -111,7 +111,7 @@ var fields = map[string][]string{
 	"partitions":   {"partition", "leader", "leader_epoch", "isr", "high_watermark", "last_stable_offset", "lso", "log_start_offset", "log_end_offset", "log", "producers", "aborted", "records", "values", "markers"},
 	"transactions": {"transactional_id", "producer_id", "producer_epoch", "state", "partitions", "timeout_ms", "coordinator", "coordinator_epoch", "pending_markers"},
 	"consumers":    {"name", "isolation", "group", "positions", "read", "values", "offsets"},
-	"groups":       {"group", "committed"},
+	"groups":       {"group", "committed", "generation", "members"},
 	"decision":     {"outcome", "error", "path", "partition", "producer_id", "producer_epoch", "base_sequence", "last_sequence", "record_count", "transactional", "base_offset", "producer", "broker"},
 }
 

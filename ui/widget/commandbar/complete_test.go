@@ -87,7 +87,7 @@ func TestCompletionByArgumentPosition(t *testing.T) {
 		{"producer p2 acks=", "acks=", []string{"acks=all", "acks=1", "acks=0"}},
 		{"cluster transaction.version=", "transaction.version=", []string{"transaction.version=1", "transaction.version=2"}},
 		{"consumer c2 ", "read_committed|read_uncommitted", []string{"read_committed", "read_uncommitted"}},
-		{"consumer c2 read_committed orders-1 ", "another TOPIC-PARTITION or options", []string{"orders-0", "orders-2", "group=", "max.poll.records="}},
+		{"consumer c2 read_committed orders-1 ", "another TOPIC-PARTITION or options", []string{"orders-0", "orders-2", "group=", "max.poll.records=", "max.poll.interval.ms="}},
 		{"poll ", "NAME", []string{"c1"}},
 		{"failover ", "TOPIC-PARTITION or coordinator", []string{"orders-0", "orders-1", "orders-2", "coordinator"}},
 		{"failover coordinator ", "TXN_ID", []string{"tx-1"}},
