@@ -140,7 +140,9 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 	case txn.Ongoing:
 		// A new instance while the old one is mid-transaction: fence the old
 		// epoch and abort its transaction; the new instance retries.
-		b.fenceAndAbort(t, "a new instance of "+md.TransactionalID+" started", env)
+		// The open transaction ends by its own client's version
+		// (TransactionCoordinator: txnMetadata.clientTransactionVersion).
+		b.fenceAndAbort(t, "a new instance of "+md.TransactionalID+" started", md.ClientTV2, env)
 		answer(kerr.ConcurrentTransactions, -1, -1)
 	default:
 		from := md.State
@@ -171,7 +173,7 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 // fenced, and aborts its open transaction with the new epoch. Under
 // transaction version 2 the abort is itself an end of transaction and bumps
 // once more.
-func (b *Broker) fenceAndAbort(t *txnState, why string, env Env) {
+func (b *Broker) fenceAndAbort(t *txnState, why string, tv2 bool, env Env) {
 	md := &t.md
 	from := md.State
 	md.LastEpoch, md.Epoch = md.Epoch, md.Epoch+1
@@ -181,7 +183,7 @@ func (b *Broker) fenceAndAbort(t *txnState, why string, env Env) {
 			With("producer_epoch", trace.Int(int64(md.Epoch))))
 	}
 	md.Transition(txn.PrepareEpochFence, false, env.Now())
-	tv2 := env.TransactionVersion() >= 2
+	md.ClientTV2 = tv2
 	if tv2 {
 		md.LastEpoch, md.Epoch = md.Epoch, md.Epoch+1
 	}
@@ -192,20 +194,21 @@ func (b *Broker) fenceAndAbort(t *txnState, why string, env Env) {
 
 // HandleAddPartitions is AddPartitionsToTxn from a producer (protocol v1).
 func (b *Broker) HandleAddPartitions(m *msg.Message, req msg.AddPartitionsToTxnRequest, env Env) {
-	code := b.addToTxn(req.TransactionalID, req.ProducerID, req.Epoch, req.Partitions, env)
+	code := b.addToTxn(req.TransactionalID, req.ProducerID, req.Epoch, req.Partitions, false, env)
 	b.replyTxn(m, msg.AddPartitionsToTxnResponse{Error: code}, env)
 }
 
 // HandleAddOffsets is AddOffsetsToTxn: the group's __consumer_offsets
 // partition joins the transaction like a data partition.
 func (b *Broker) HandleAddOffsets(m *msg.Message, req msg.AddOffsetsToTxnRequest, env Env) {
-	code := b.addToTxn(req.TransactionalID, req.ProducerID, req.Epoch, []msg.TP{txn.OffsetsPartition(req.Group)}, env)
+	code := b.addToTxn(req.TransactionalID, req.ProducerID, req.Epoch, []msg.TP{txn.OffsetsPartition(req.Group)}, false, env)
 	b.replyTxn(m, msg.AddOffsetsToTxnResponse{Error: code}, env)
 }
 
 // addToTxn adds partitions to an ongoing transaction, or starts one
-// (kafka-facts §5.4 step 3).
-func (b *Broker) addToTxn(id string, pid int64, epoch int16, tps []msg.TP, env Env) kerr.Code {
+// (kafka-facts §5.4 step 3); tv2 says the request came through a leader
+// from a transaction version 2 client (AddPartitionsToTxn is version 1's).
+func (b *Broker) addToTxn(id string, pid int64, epoch int16, tps []msg.TP, tv2 bool, env Env) kerr.Code {
 	if !b.isCoordinator(id, env) {
 		return kerr.NotCoordinator
 	}
@@ -223,7 +226,7 @@ func (b *Broker) addToTxn(id string, pid int64, epoch int16, tps []msg.TP, env E
 		return kerr.None // nothing new: no log write
 	}
 	if from != txn.Ongoing {
-		t.md.StartMs = env.Now()
+		t.md.StartMs, t.md.ClientTV2 = env.Now(), tv2
 	}
 	t.md.AddPartitions(tps)
 	t.md.Transition(txn.Ongoing, false, env.Now())
@@ -250,7 +253,7 @@ func (b *Broker) JoinTransaction(id string, pid int64, epoch int16, tp msg.TP, a
 		return kerr.InvalidProducerIDMapping
 	}
 	if add {
-		return b.addToTxn(id, pid, epoch, []msg.TP{tp}, env)
+		return b.addToTxn(id, pid, epoch, []msg.TP{tp}, true, env)
 	}
 	// handleVerifyPartitionsInTransaction: the leader maps PRODUCER_FENCED
 	// to INVALID_PRODUCER_EPOCH, and TRANSACTION_ABORTABLE to
@@ -269,7 +272,7 @@ func (b *Broker) JoinTransaction(id string, pid int64, epoch int16, tp msg.TP, a
 // HandleEndTxn commits or aborts (kafka-facts §5.4 step 6, §5.7 for version 2).
 func (b *Broker) HandleEndTxn(m *msg.Message, req msg.EndTxnRequest, env Env) {
 	answer := func(code kerr.Code, pid int64, epoch int16) {
-		if env.TransactionVersion() < 2 {
+		if !req.TV2 {
 			pid, epoch = -1, -1 // only version 2 answers carry the identity (EndTxn v5+)
 		}
 		b.replyTxn(m, msg.EndTxnResponse{Error: code, ProducerID: pid, Epoch: epoch}, env)
@@ -283,8 +286,10 @@ func (b *Broker) HandleEndTxn(m *msg.Message, req msg.EndTxnRequest, env Env) {
 		answer(kerr.InvalidProducerIDMapping, -1, -1)
 		return
 	}
+	// The client's EndTxn version decides the protocol
+	// (KafkaApis.handleEndTxnRequest: version > 4 is transaction version 2).
 	var code kerr.Code
-	if env.TransactionVersion() >= 2 {
+	if req.TV2 {
 		code = b.endTxnV2(t, req, env)
 	} else {
 		code = b.endTxnV1(t, req, env)
@@ -369,6 +374,7 @@ func (b *Broker) prepare(t *txnState, commit, tv2 bool, env Env) {
 	if commit {
 		to = txn.PrepareCommit
 	}
+	md.ClientTV2 = tv2
 	md.Transition(to, tv2, env.Now())
 	b.persist(t, from, env)
 	b.startMarkers(t, commit, env)
@@ -412,7 +418,7 @@ func (b *Broker) sendMarkers(t *txnState, env Env) {
 	}
 	for _, leader := range sortedInts(setOf(leaders)) {
 		conn := env.Request(b.ID, leader, msg.WriteTxnMarkersRequest{ProducerID: t.md.ProducerID, Epoch: t.md.Epoch, Commit: t.commit,
-			CoordinatorEpoch: coordEpoch, Partitions: byLeader[leader], TV2: env.TransactionVersion() >= 2, TransactionalID: t.md.TransactionalID})
+			CoordinatorEpoch: coordEpoch, Partitions: byLeader[leader], TV2: t.md.ClientTV2, TransactionalID: t.md.TransactionalID})
 		for _, tp := range byLeader[leader] {
 			t.inFlight[tp] = sentMarker{leader: leader, conn: conn, at: env.Now()}
 		}
@@ -439,7 +445,7 @@ func (b *Broker) complete(t *txnState, env Env) {
 	if t.commit {
 		to = txn.CompleteCommit
 	}
-	md.Transition(to, env.TransactionVersion() >= 2, env.Now())
+	md.Transition(to, md.ClientTV2, env.Now())
 	md.Partitions = nil
 	if md.PrevProducerID >= 0 && md.Epoch >= math.MaxInt16 {
 		md.ProducerID, md.Epoch = md.PrevProducerID, 0
@@ -615,7 +621,8 @@ func (b *Broker) AbortTimedOut(env Env) bool {
 				id, trace.FormatTime(md.StartMs), md.TimeoutMs)).
 				With("transactional_id", trace.Str(id)).With("producer_id", trace.Int(md.ProducerID)))
 		}
-		b.fenceAndAbort(t, "the transaction timed out", env)
+		// Not from a client: the coordinator uses the cluster's level.
+		b.fenceAndAbort(t, "the transaction timed out", env.TransactionVersion() >= 2, env)
 	}
 	return did
 }

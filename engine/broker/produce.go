@@ -51,7 +51,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 	}
 	wait := false
 	for _, pb := range req.Batches {
-		res, w := b.produceOne(m, req.Acks, req.TransactionalID, pb, env)
+		res, w := b.produceOne(m, req.Acks, req.TransactionalID, req.TV2, pb, env)
 		results = append(results, res)
 		waitFor = append(waitFor, w)
 		wait = wait || w >= 0
@@ -70,7 +70,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
-func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
+func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
 	res := msg.ProduceResult{TP: pb.TP, BaseSeq: pb.BaseSeq, BaseOffset: -1, LogStartOffset: -1}
 	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
@@ -81,7 +81,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, pb msg.Pro
 		ar = partition.AppendResult{Error: kerr.NotLeaderOrFollower, BaseOffset: -1, Reason: fmt.Sprintf("broker %d does not lead %s", b.ID, pb.TP)}
 	case b.refused(m, pb, &ar, env):
 	default:
-		ar = b.appendChecked(r, acks, txnID, pb, env)
+		ar = b.appendChecked(r, acks, txnID, tv2, pb, env)
 	}
 	if env.Tracing() {
 		logEnd := int64(-1)
@@ -273,8 +273,8 @@ func (b *Broker) underMinIsr(r *Replica) bool { return len(r.ISR) < b.minInsync(
 // appendChecked runs the leader's checks that come before the log, in
 // Kafka's order — the transaction's first write verified with the
 // coordinator, then min.insync.replicas for acks=all — and appends.
-func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, pb msg.ProduceBatch, env Env) partition.AppendResult {
-	if code := b.joinCheck(txnID, pb.TP, pb.Data, env); code != kerr.None {
+func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, pb msg.ProduceBatch, env Env) partition.AppendResult {
+	if code := b.joinCheck(txnID, tv2, pb.TP, pb.Data, env); code != kerr.None {
 		return partition.AppendResult{Error: code, BaseOffset: -1,
 			Reason: fmt.Sprintf("the transaction coordinator answers %s for this partition", code.Name())}
 	}

@@ -13,10 +13,11 @@ import (
 )
 
 // joinCheck is the leader's question to the coordinator before the first
-// transactional write of a producer to a partition: under version 2 the
-// partition is added to the transaction, under version 1 it must already be
-// in it (KIP-890). It returns the error to answer, or NONE.
-func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.Code {
+// transactional write of a producer to a partition: from a transaction
+// version 2 client (Produce v12) the partition is added to the
+// transaction, from a version 1 client it must already be in it
+// (KIP-890). It returns the error to answer, or NONE.
+func (b *Broker) joinCheck(txnID string, tv2 bool, tp msg.TP, data []byte, env Env) kerr.Code {
 	h, err := record.ParseHeader(data)
 	if err != nil || !h.Attributes.Transactional() || !h.HasProducerID() {
 		return kerr.None
@@ -28,7 +29,6 @@ func (b *Broker) joinCheck(txnID string, tp msg.TP, data []byte, env Env) kerr.C
 	if txnID == "" {
 		return kerr.InvalidTxnState
 	}
-	tv2 := env.TransactionVersion() >= 2
 	code := env.JoinTransaction(txnID, h.ProducerID, h.ProducerEpoch, tp, tv2)
 	switch {
 	case code == kerr.ProducerFenced:

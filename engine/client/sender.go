@@ -111,7 +111,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		return false
 	}
 	req := msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
-		Batches: make([]msg.ProduceBatch, 0, len(batches))}
+		Batches: make([]msg.ProduceBatch, 0, len(batches)), TV2: p.txn != nil && p.txn.tv2}
 	for _, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight

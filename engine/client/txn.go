@@ -290,7 +290,7 @@ func (p *Producer) runTxn(env Env) bool {
 			return true
 		}
 		t.inFlight = txnEnd
-		p.sendTxn(coord, msg.EndTxnRequest{TransactionalID: p.cfg.TransactionalID, ProducerID: p.pid, Epoch: p.epoch, Commit: t.commit}, env)
+		p.sendTxn(coord, msg.EndTxnRequest{TransactionalID: p.cfg.TransactionalID, ProducerID: p.pid, Epoch: p.epoch, Commit: t.commit, TV2: t.tv2}, env)
 	default:
 		return false
 	}

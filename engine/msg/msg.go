@@ -96,6 +96,7 @@ type ProduceRequest struct {
 	Acks            int16
 	TimeoutMs       int32
 	Batches         []ProduceBatch
+	TV2             bool // from a transaction version 2 client (Produce v12): the leader adds the partition
 }
 
 // ProduceResult is one partition's answer.
@@ -197,6 +198,7 @@ type EndTxnRequest struct {
 	ProducerID      int64
 	Epoch           int16
 	Commit          bool
+	TV2             bool // EndTxn version 5 (KafkaApis: version > 4 is transaction version 2)
 }
 
 // EndTxnResponse answers it; under transaction version 2 it carries the

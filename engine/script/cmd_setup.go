@@ -215,3 +215,30 @@ func (p *Producer) formatArgs(w *words) {
 		w.kv(kv.Key, kv.Value)
 	}
 }
+
+// Feature is `feature transaction.version=N`: an operator's
+// kafka-features.sh upgrade (or downgrade) of the cluster's finalized
+// transaction.version.
+type Feature struct {
+	At                 Pos
+	TransactionVersion int // 1 or 2
+}
+
+func (f *Feature) Position() Pos       { return f.At }
+func (f *Feature) Verb() string        { return "feature" }
+func (f *Feature) formatArgs(w *words) { w.num("transaction.version", int64(f.TransactionVersion)) }
+
+func parseFeature(l *cmdLine) (Command, *Error) {
+	opts, err := l.options(optSpec{keys: []string{"transaction.version"}})
+	if err != nil {
+		return nil, err
+	}
+	if len(opts) == 0 {
+		return nil, l.missing("transaction.version=1|2")
+	}
+	t := opts[0]
+	if t.val != "1" && t.val != "2" {
+		return nil, l.errf(t.pos, "transaction.version must be 1 or 2, got %s", Quote(t.val))
+	}
+	return &Feature{At: l.at, TransactionVersion: int(t.val[0] - '0')}, nil
+}

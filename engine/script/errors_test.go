@@ -197,6 +197,8 @@ func TestTxnParseErrors(t *testing.T) {
 		"consumer c1 read_committed orders-0 max.poll.records=0": `t:1:37: consumer: max.poll.records must be a positive integer, got "0"`,
 		"send-offsets p1":                                        "t:1:16: send-offsets: missing GROUP (usage: send-offsets NAME GROUP [consumer=NAME] [legacy])",
 		"lose markers orders":                                    `t:1:14: lose markers: `,
+		"feature":                                                "t:1:8: feature: missing transaction.version=1|2 (usage: feature transaction.version=1|2)",
+		"feature transaction.version=3":                          `t:1:9: feature: transaction.version must be 1 or 2, got "3"`,
 		"seek c1":                                                "t:1:8: seek: missing committed (usage: seek NAME committed)",
 		"seek c1 comitted":                                       `t:1:9: seek: expected "committed" (the group's committed offsets), got "comitted", did you mean "committed"?`,
 		"failover coordinator":                                   "t:1:21: failover: missing TXN_ID",

@@ -76,6 +76,7 @@ var roundTripCorpus = []string{
 	"advance 500ms", "advance 25h", "advance 1d", "advance 90s", "advance 1h30m", "advance 2m", "advance 1h1h",
 	"begin t", "commit t", "abort t",
 	"consumer c1 read_committed orders-0", "consumer c2 read_uncommitted orders-0 orders-1 group=g1", "consumer c3 read_committed orders-0 max.poll.records=1",
+	"feature transaction.version=1", "feature transaction.version=2",
 	"poll c1", "seek c1 committed", "send-offsets t g1", "send-offsets t g1 consumer=c1", "send-offsets t g1 legacy",
 	"consumer c1 read_committed orders-0 group=g max.poll.interval.ms=30000",
 	"transactions describe-producers orders-0", "transactions describe-producers orders-1 broker=2", "transactions find-hanging",

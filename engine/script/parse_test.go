@@ -154,7 +154,7 @@ func TestVerbsCoverTable(t *testing.T) {
 		}
 		seen[u.Verb] = true
 	}
-	want := []string{"cluster", "producer", "send", "inject", "step", "run", "lose request", "lose response",
+	want := []string{"cluster", "feature", "producer", "send", "inject", "step", "run", "lose request", "lose response",
 		"delay request", "delay response", "restart producer", "pause", "resume", "restart broker",
 		"kill broker", "failover", "advance", "reset connection", "fail request", "begin", "commit", "abort", "consumer", "restart consumer", "poll", "seek", "send-offsets",
 		"lose markers", "delay markers", "effect",

@@ -21,6 +21,8 @@ type verbSpec struct {
 var verbTable = []verbSpec{
 	{Usage{"cluster", "cluster [brokers=N] [topic=NAME] [partitions=N] [rf=N] [min.insync=N] [transaction.version=1|2] [segment.bytes=N] [producer.id.start=N] [transaction.max.timeout.ms=N]",
 		"create the cluster and its topic"}, parseCluster},
+	{Usage{"feature", "feature transaction.version=1|2",
+		"upgrade or downgrade the cluster's finalized transaction.version (kafka-features.sh)"}, parseFeature},
 	{Usage{"producer", "producer NAME [idempotent | plain | transactional=TXN_ID] [KEY=VALUE ...]",
 		"create a producer and start its InitProducerId"}, parseProducer},
 	{Usage{"send", "send NAME TOPIC-PARTITION COUNT [key=K] [value=V]",

@@ -216,6 +216,16 @@ func (w *World) transactionOf(pid int64) (string, txn.Metadata, bool) {
 	return "", txn.Metadata{}, false
 }
 
+// markerTV2 reports whether the transaction a marker of pid ends was one of
+// transaction version 2 (its coordinator's record says so; the cluster's
+// level for a producer id no coordinator knows).
+func (w *World) markerTV2(pid int64) bool {
+	if _, md, ok := w.transactionOf(pid); ok {
+		return md.ClientTV2
+	}
+	return w.cluster.TransactionVersion >= 2
+}
+
 // stillCounted is DescribeTransactions' answer: whether the transaction
 // still lists tp — an ongoing one every partition it wrote to, a decided one
 // those whose marker its coordinator still has to write.
@@ -293,3 +303,31 @@ func (w *World) adminAnswer(m *msg.Message) {
 
 // isAdmin reports whether a client name is the operator's tool.
 func isAdmin(name string) bool { return strings.EqualFold(name, adminClient) }
+
+// applyFeature is kafka-features.sh upgrade (or downgrade) --feature
+// transaction.version=N: the cluster's finalized level. The brokers decide
+// each transaction by its client's request versions (EndTxn v5, Produce
+// v12 for version 2), so what changes is what clients use: a producer
+// started from now on takes the new level. One already running keeps the
+// version it started with here; the Java client reads the finalized
+// features when it connects and switches at a later beginTransaction
+// (TransactionManager.maybeUpdateTransactionV2Enabled), which eoslab does
+// not model.
+func (w *World) applyFeature(level int) {
+	w.started = true
+	old := w.cluster.TransactionVersion
+	w.cluster.TransactionVersion = level
+	if !w.tracing() {
+		return
+	}
+	what := "upgrade"
+	switch {
+	case level < old:
+		what = "downgrade"
+	case level == old:
+		what = "upgrade (no change)"
+	}
+	w.emit(trace.New("feature.update", fmt.Sprintf("kafka-features.sh %s: transaction.version %d -> %d; producers that start from now on use version %d",
+		what, old, level, level)).
+		With("feature", trace.Str("transaction.version")).With("from", trace.Int(int64(old))).With("to", trace.Int(int64(level))))
+}

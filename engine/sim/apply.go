@@ -205,6 +205,9 @@ func (w *World) applyNow(c script.Command) error {
 	switch c := c.(type) {
 	case *script.Cluster:
 		return w.applyCluster(c)
+	case *script.Feature:
+		w.applyFeature(c.TransactionVersion)
+		return nil
 	case *script.Producer:
 		return w.createProducer(c)
 	case *script.Send:

@@ -329,7 +329,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 		return
 	}
 	slack := int16(0)
-	if w.cluster.TransactionVersion >= 2 {
+	if w.markerTV2(h.ProducerID) {
 		slack = 1 // version 2 markers carry the epoch after the bump
 	}
 	for _, i := range open {

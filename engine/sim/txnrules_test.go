@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -246,5 +247,44 @@ send a orders-1 1 value=from-a
 	g := w.tx.groups["g"]
 	if g.Generation != 3 || len(g.Members) != 1 || g.Members["a-in-2"] != "a-in" {
 		t.Errorf("after a restart: generation %d, members %v; want 3 and a-in-2", g.Generation, g.Members)
+	}
+}
+
+// KIP-890: the coordinator ends a transaction by its client's version
+// (KafkaApis.handleEndTxnRequest: EndTxn version > 4 is transaction version
+// 2; TransactionMetadata.clientTransactionVersion), and the leader adds a
+// partition only for a version 2 client; kafka-features.sh changes what a
+// producer started afterwards uses.
+func TestTransactionVersionPerClient(t *testing.T) {
+	w := playScript(t, string(mustRead(t, "testdata/txn-versions-mixed.eos")))
+	epochs := map[string][]int64{}
+	for _, e := range eventsOf(w, "txn.complete") {
+		epochs[e.Str("producer")] = append(epochs[e.Str("producer")], e.Int("producer_epoch"))
+	}
+	// new: epoch 0 for both version 1 transactions; restarted under
+	// version 2 it gets epoch 1 and its commit bumps it to 2.
+	if want := map[string][]int64{"old": {1, 2}, "new": {0, 0, 2}}; !reflect.DeepEqual(epochs, want) {
+		t.Errorf("epochs after each commit %v, want %v", epochs, want)
+	}
+	adds := map[string]int{}
+	for _, e := range eventsOf(w, "message.send") {
+		if e.Str("api") == "AddPartitionsToTxn" && !e.Bool("response") {
+			adds[e.Str("from")]++
+		}
+	}
+	if want := map[string]int{"new": 2}; !reflect.DeepEqual(adds, want) {
+		t.Errorf("AddPartitionsToTxn requests %v, want %v", adds, want)
+	}
+	var seqs []int64
+	for _, e := range eventsOf(w, "produce.decision") {
+		if e.Str("producer") == "new" {
+			seqs = append(seqs, e.Int("base_sequence"))
+		}
+	}
+	if want := []int64{0, 1, 0}; !slices.Equal(seqs, want) {
+		t.Errorf("new's sequences %v, want %v (continuing under version 1, from 0 after the bump)", seqs, want)
+	}
+	if as := w.Anomalies(); len(as) > 0 {
+		t.Errorf("anomalies: %v", as)
 	}
 }

@@ -131,6 +131,11 @@ type Metadata struct {
 	Partitions      []msg.TP // in the transaction, sorted
 	StartMs         int64    // when the first partition was added
 	UpdateMs        int64
+	// ClientTV2: the transaction's client speaks transaction version 2
+	// (TransactionMetadata.clientTransactionVersion): its partitions joined
+	// through the leaders, its EndTxn is version 5. The coordinator ends
+	// the transaction by that version, whatever the cluster's level is now.
+	ClientTV2 bool
 }
 
 // HasPartition reports whether tp is part of the transaction.
