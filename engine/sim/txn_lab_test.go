@@ -284,7 +284,7 @@ func TestEOSLabExactlyOnce(t *testing.T) {
 // replacement waits (UNSTABLE_OFFSET_COMMIT) while a zombie's accepted
 // offsets are pending. The output is exactly once.
 func TestEOSLabKIP447GenerationFencesZombies(t *testing.T) {
-	runs := labRuns(t, 300)
+	runs := labRuns(t, 200)
 	refused := 0
 	for seed := range uint64(runs) {
 		committed, _, l, done := runEOSLabWith(t, seed, &eosLab{})
@@ -349,7 +349,7 @@ func TestEOSLabWithoutFencingDuplicates(t *testing.T) {
 // application that aborts and carries on from its consumer's position
 // commits offsets past input whose output it threw away.
 func TestEOSLabAbortWithoutSeekSkipsInput(t *testing.T) {
-	runs := labRuns(t, 200)
+	runs := labRuns(t, 150)
 	skipped, aborts := 0, 0
 	for seed := range uint64(runs) {
 		committed, _, l, _ := runEOSLabWith(t, seed, &eosLab{sameID: true, noSeek: true})
