@@ -37,6 +37,8 @@ const (
 	limProducerIDStart
 	limBrokerID
 	limMaxPoll
+	limConn
+	limAtMs
 	numLimits
 )
 
@@ -72,6 +74,8 @@ var limitTable = [numLimits]Limit{
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
+	limConn:            {What: "arrive CONN", Min: 1, Max: math.MaxInt32, Why: "eoslab serve numbers its connections with an int32"},
+	limAtMs:            {What: "arrive at=", Min: 0, Max: 100 * 365 * 24 * 3600 * 1000, Why: "100 years of logical time, in milliseconds"},
 }
 
 // Limits lists every bounded number of the language, for documentation.

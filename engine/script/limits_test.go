@@ -27,6 +27,8 @@ var limitUse = map[limitID][]string{
 	limProducerIDStart: {"cluster producer.id.start=%s"},
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
+	limConn:            {"arrive %s 1 Produce at=0 data=AAAAAAAAAAD//w==", "hangup %s at=0"},
+	limAtMs:            {"arrive 1 1 Produce at=%s data=AAAAAAAAAAD//w==", "hangup 1 at=%s"},
 }
 
 // above renders the number just past a bound, also past int64.

@@ -107,6 +107,7 @@ type connection struct {
 	wire        int      // messages on the wire (or arrived and waiting to be read)
 	busy        int      // the request the broker is handling and has not answered yet
 	inbox       []flight
+	ext         *extConn // the real client's socket, when a real client opened it
 }
 
 // direction of a message on its connection.
@@ -380,6 +381,10 @@ func (w *World) resetConnection(name string, broker int) error {
 	}
 	_, isProducer := w.producers[name]
 	_, isConsumer := w.tx.cons[name]
+	if !isProducer && !isConsumer && w.isExternal(name) {
+		w.resetExternal(name, broker)
+		return nil
+	}
 	if !isProducer && !isConsumer {
 		return fmt.Errorf("unknown producer or consumer %q", name)
 	}

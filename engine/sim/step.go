@@ -327,6 +327,8 @@ func (w *World) deliverToBroker(f *flight) bool {
 		b.HandleFetch(m, body, env)
 	case msg.FetchResponse:
 		b.OnFetchResponse(m.From.Broker, body, env)
+	case wireRequest:
+		w.answerWire(m, body)
 	}
 	return true
 }
@@ -334,6 +336,9 @@ func (w *World) deliverToBroker(f *flight) bool {
 func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
 	s := f.to
+	if x := f.cn.ext; x != nil {
+		return w.deliverExternal(f, x)
+	}
 	if cs := f.cn.cons; s == nil && cs != nil {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, ""))
