@@ -697,3 +697,24 @@ func NewWorld(seed uint64, topic string, partitions int) (*sim.World, error) {
 	}
 	return w, nil
 }
+
+// Apply performs a command of the command language on the served world
+// at the present (a fault, a failover), on the loop; its events go to
+// OnEvents like every other change's.
+func (s *Server) Apply(c script.Command) ([]trace.Event, error) {
+	var evs []trace.Event
+	var err error
+	done := false
+	s.Do(func(e Engine) {
+		s.stepDue()
+		evs, err = e.Apply(c)
+		if err == nil {
+			s.emit(evs)
+		}
+		done = true
+	})
+	if !done {
+		return nil, errors.New("the server is closed")
+	}
+	return evs, err
+}
