@@ -85,6 +85,10 @@ type Config struct {
 	// DataDir, when set, receives each partition's log as segment files
 	// (DIR/orders-0/00000000000000000000.log), rewritten as they change.
 	DataDir string
+	// Manual leaves the engine to the caller's goroutine: nothing happens
+	// until the caller calls Pump, and Do and Release run at once (the
+	// lab, whose Update owns the session, pumps on a tick).
+	Manual bool
 }
 
 // Server is a running `eoslab serve`.
@@ -191,8 +195,10 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 		s.hosts, s.ports = append(s.hosts, adv), append(s.ports, int32(got))
 		s.addrs = append(s.addrs, net.JoinHostPort(adv, strconv.Itoa(got)))
 	}
-	s.wg.Add(1)
-	go s.loop()
+	if !cfg.Manual {
+		s.wg.Add(1)
+		go s.loop()
+	}
 	for i, ln := range s.lns {
 		s.wg.Add(1)
 		go s.accept(ln, i+1)
@@ -212,6 +218,9 @@ func (s *Server) Close() error {
 			ln.Close()
 		}
 		close(s.done)
+		if s.cfg.Manual {
+			s.shutdown()
+		}
 	})
 	s.wg.Wait()
 	return s.err
@@ -220,6 +229,10 @@ func (s *Server) Close() error {
 // Do runs fn on the loop with the engine (a command from the lab, a
 // snapshot) and waits for it.
 func (s *Server) Do(fn func(Engine)) {
+	if s.cfg.Manual {
+		fn(s.eng)
+		return
+	}
 	ran := make(chan struct{})
 	select {
 	case s.in <- input{fn: func(e Engine) { fn(e); close(ran) }}:
@@ -438,19 +451,31 @@ func (s *Server) loop() {
 			return
 		case in := <-s.in:
 			s.handle(in)
-			// Take what else is waiting before settling: a burst of
-			// requests costs one round of bookkeeping.
-			for more := true; more; {
-				select {
-				case in := <-s.in:
-					s.handle(in)
-				default:
-					more = false
-				}
-			}
+			s.drain()
 		case <-timer.C:
 		}
 	}
+}
+
+// drain handles what else is waiting: a burst of requests costs one
+// round of bookkeeping.
+func (s *Server) drain() {
+	for {
+		select {
+		case in := <-s.in:
+			s.handle(in)
+		default:
+			return
+		}
+	}
+}
+
+// Pump (Manual) lets in what the sockets brought, performs what is due
+// and writes the answers; it returns how soon it wants to run again.
+func (s *Server) Pump() time.Duration {
+	s.drain()
+	s.settle()
+	return s.nextWake()
 }
 
 func (s *Server) handle(in input) {
@@ -491,7 +516,7 @@ func (s *Server) submit(a *arrival) {
 		c.parked, c.until = a, a.at.Add(time.Duration(f.MaxWaitMillis)*time.Millisecond)
 		return
 	}
-	s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: kmsg.NameForKey(a.hdr.Key), AtMs: s.at(), Data: a.data})
+	s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: sim.APIName(a.hdr.Key), AtMs: s.at(), Data: a.data})
 }
 
 // at is the time of an input: the wall clock, never behind the world.

@@ -180,7 +180,7 @@ func (w *World) arrive(c *script.Arrive) error {
 	if err != nil {
 		return err
 	}
-	if name := kmsg.NameForKey(hdr.Key); name != c.API {
+	if name := APIName(hdr.Key); name != c.API {
 		return w.errorf("the request's bytes are a %s (key %d), not a %s", name, hdr.Key, c.API)
 	}
 	e := w.extw()
@@ -541,6 +541,9 @@ func (w *World) arriveFetch(x *extConn, cl *extClient, xr *extReq, r *kmsg.Fetch
 			rp := kmsg.NewFetchResponseTopicPartition()
 			rp.Partition = p.Partition
 			rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset = -1, -1, -1
+			// No records is an empty set, never null: librdkafka refuses a
+			// MessageSetSize of -1.
+			rp.RecordBatches = []byte{}
 			tp := msg.TP{Topic: t.Topic, Partition: int(p.Partition)}
 			if w.meta(tp) == nil {
 				rp.ErrorCode = errUnknownTopicOrPartition
@@ -631,7 +634,7 @@ func finishFetch(xr *extReq) {
 		for j := range resp.Topics[i].Partitions {
 			p := &resp.Topics[i].Partitions[j]
 			if total > 0 && total+len(p.RecordBatches) > limit {
-				p.RecordBatches = nil
+				p.RecordBatches = p.RecordBatches[:0]
 			}
 			total += len(p.RecordBatches)
 		}

@@ -61,6 +61,15 @@ func servedRange(key int16) (APIRange, bool) {
 	return APIRange{}, false
 }
 
+// APIName is Kafka's name of an API key (InitProducerId, not kmsg's
+// InitProducerID): what an `arrive` line calls the request.
+func APIName(key int16) string {
+	if r, ok := servedRange(key); ok {
+		return r.Name
+	}
+	return kmsg.NameForKey(key)
+}
+
 // RequestHeader is the header of a request (v1, or v2 for flexible versions).
 type RequestHeader struct {
 	Key           int16
