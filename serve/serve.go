@@ -109,8 +109,13 @@ type Server struct {
 	conns    map[int]*conn
 	nextConn int
 	held     []*arrival
-	dataAt   int // the world's step count when the segments were last written
+	dataAt   int // -1 at shutdown: write the segments whatever the time
 	err      error
+
+	dataSteps   int // the world's step count when the segments were last written
+	dataWritten time.Time
+	dataDirty   bool
+	dataSizes   map[string]int64
 
 	// Guarded by mu: what other goroutines may ask.
 	mu       sync.Mutex
@@ -652,6 +657,9 @@ func (s *Server) nextWake() time.Duration {
 		if c.parked != nil {
 			wait = min(wait, time.Until(c.until))
 		}
+	}
+	if s.dataDirty {
+		wait = min(wait, time.Until(s.dataWritten.Add(dataEvery)))
 	}
 	return max(wait, 0)
 }

@@ -790,3 +790,35 @@ func (w *World) NextDue() (int64, bool) {
 	})
 	return best, ok
 }
+
+// SegmentFile is one file of a partition's log as Kafka stores it: a
+// segment (NAME.log, its batches as stored) or a producer-state snapshot
+// (NAME.snapshot).
+type SegmentFile struct {
+	Partition string // topic-partition, the directory
+	Name      string // 00000000000000000000.log
+	Size      int64
+	Data      func() []byte
+}
+
+// SegmentFiles lists the files of every partition's log, as its leader
+// (or, offline, its first replica) holds them.
+func (w *World) SegmentFiles() []SegmentFile {
+	var out []SegmentFile
+	for _, m := range w.parts {
+		lead := m.leader
+		if lead == 0 {
+			lead = m.replicas[0]
+		}
+		log := w.brokers[lead-1].Replica(m.tp).Log
+		for _, seg := range log.Segments() {
+			out = append(out, SegmentFile{Partition: m.tp.String(), Name: fmt.Sprintf("%020d.log", seg.BaseOffset), Size: seg.Size,
+				Data: func() []byte { return log.SegmentBytes(seg) }})
+		}
+		for _, sn := range log.Snapshots() {
+			out = append(out, SegmentFile{Partition: m.tp.String(), Name: fmt.Sprintf("%020d.snapshot", sn.Offset), Size: int64(len(sn.Data)),
+				Data: func() []byte { return sn.Data }})
+		}
+	}
+	return out
+}
