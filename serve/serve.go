@@ -43,6 +43,10 @@ const (
 	DefaultMaxConnections = 256
 )
 
+// defaultListen is where broker 1 listens unless told otherwise:
+// loopback, Kafka's port.
+const defaultListen = "127.0.0.1:9092"
+
 // Engine is what the server drives: the headless world, or the lab's
 // session (--tui), which keeps the history for time travel and :save.
 // Every method is called from the server's loop only.
@@ -162,7 +166,7 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 		cfg.MaxConnections = DefaultMaxConnections
 	}
 	if cfg.Listen == "" {
-		cfg.Listen = "127.0.0.1:9092"
+		cfg.Listen = defaultListen
 	}
 	host, portText, err := net.SplitHostPort(cfg.Listen)
 	if err != nil {

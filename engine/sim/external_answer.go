@@ -105,6 +105,44 @@ func unsupportedResponse(h RequestHeader, req kmsg.Request) kmsg.Response {
 	}
 	resp := req.ResponseKind()
 	resp.SetVersion(h.Version)
+	switch q := req.(type) {
+	case *kmsg.ProduceRequest:
+		r := resp.(*kmsg.ProduceResponse)
+		for _, t := range q.Topics {
+			rt := kmsg.NewProduceResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewProduceResponseTopicPartition()
+				rp.Partition, rp.BaseOffset, rp.LogAppendTime, rp.LogStartOffset = p.Partition, -1, -1, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			r.Topics = append(r.Topics, rt)
+		}
+	case *kmsg.FetchRequest:
+		r := resp.(*kmsg.FetchResponse)
+		for _, t := range q.Topics {
+			rt := kmsg.NewFetchResponseTopic()
+			rt.Topic, rt.TopicID = t.Topic, t.TopicID
+			for _, p := range t.Partitions {
+				rp := kmsg.NewFetchResponseTopicPartition()
+				rp.Partition, rp.HighWatermark, rp.LastStableOffset, rp.LogStartOffset, rp.RecordBatches = p.Partition, -1, -1, -1, []byte{}
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			r.Topics = append(r.Topics, rt)
+		}
+	case *kmsg.ListOffsetsRequest:
+		r := resp.(*kmsg.ListOffsetsResponse)
+		for _, t := range q.Topics {
+			rt := kmsg.NewListOffsetsResponseTopic()
+			rt.Topic = t.Topic
+			for _, p := range t.Partitions {
+				rp := kmsg.NewListOffsetsResponseTopicPartition()
+				rp.Partition, rp.Timestamp, rp.Offset = p.Partition, -1, -1
+				rt.Partitions = append(rt.Partitions, rp)
+			}
+			r.Topics = append(r.Topics, rt)
+		}
+	}
 	setErrorCodes(reflect.ValueOf(resp), errUnsupportedVersion)
 	return resp
 }

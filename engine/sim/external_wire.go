@@ -110,8 +110,19 @@ func DecodeRequest(data []byte) (h RequestHeader, req kmsg.Request, unsupported 
 		if req == nil || h.Version < 0 || h.Version > req.MaxVersion() {
 			return h, nil, true, nil
 		}
-		// kmsg knows the version: the answer can be encoded in it.
+		// kmsg knows the version: the answer can be encoded in it, naming
+		// the partitions asked for when the body reads.
 		req.SetVersion(h.Version)
+		body := rest
+		if req.IsFlexible() {
+			if body, err = skipTags(rest); err != nil {
+				return h, req, true, nil
+			}
+		}
+		if req.ReadFrom(body) != nil {
+			req = kmsg.RequestForKey(h.Key)
+			req.SetVersion(h.Version)
+		}
 		return h, req, true, nil
 	}
 	req.SetVersion(h.Version)
