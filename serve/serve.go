@@ -552,9 +552,17 @@ func (s *Server) emit(evs []trace.Event) {
 	}
 }
 
-// stepDue performs every event due by now.
+// Lead is how far the engine's clock may run ahead of the wall clock: an
+// event due within it is performed at once rather than when a timer fires
+// (a timer wakes late by up to a millisecond or so, and a produce's round
+// trip through the replicas takes four 1 ms hops, so without a lead the
+// timers' slop, not the cluster, would set the pace). Timeouts, which are
+// seconds, fire at most this early.
+const Lead = 3 // ms
+
+// stepDue performs every event due by now (and the Lead).
 func (s *Server) stepDue() {
-	now := s.nowMs()
+	now := s.nowMs() + Lead
 	w := s.eng.World()
 	for {
 		due, ok := w.NextDue()
@@ -655,7 +663,7 @@ func (s *Server) connOrder() []int {
 func (s *Server) nextWake() time.Duration {
 	wait := time.Hour
 	if due, ok := s.eng.World().NextDue(); ok {
-		wait = min(wait, time.Duration(due-s.nowMs())*time.Millisecond)
+		wait = min(wait, time.Duration(due-Lead)*time.Millisecond-time.Since(s.start))
 	}
 	for _, c := range s.conns {
 		if c.parked != nil {

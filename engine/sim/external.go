@@ -782,6 +782,11 @@ func faultable(body msg.Body) bool {
 // something to do, without doing or dropping anything: `eoslab serve`
 // performs a step when the wall clock reaches it.
 func (w *World) NextDue() (int64, bool) {
+	if head := w.peek(); head == nil {
+		return 0, false
+	} else if w.live(head) && w.pausedOwner(head) == nil {
+		return head.due, true // the usual case: no scan
+	}
 	best, ok := int64(0), false
 	w.queue.each(func(it *item) {
 		if (!ok || it.due < best) && w.live(it) && w.pausedOwner(it) == nil {
