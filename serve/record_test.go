@@ -88,9 +88,25 @@ func TestServedSessionReplays(t *testing.T) {
 	if len(a.Groups) == 0 {
 		t.Error("no group offsets were committed")
 	}
-	// Time travel inside a served world works as in any other.
-	mid, err := w.Rewind(w.Steps() / 2)
-	if err != nil || mid.Steps() != w.Steps()/2 {
-		t.Fatalf("rewind: %v", err)
+	// Time travel inside a served world works as in any other: the world
+	// rewound to any step (from a checkpoint copy) is the replayed one
+	// rewound there, and rewound to the end it is the served world.
+	for _, k := range []int{w.Steps() / 3, w.Steps() / 2, 2 * w.Steps() / 3, w.Steps()} {
+		x, err := w.Rewind(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := r.Rewind(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sx, sy := x.Snapshot(), y.Snapshot()
+		if fmt.Sprint(sx.Partitions) != fmt.Sprint(sy.Partitions) || fmt.Sprint(sx.Producers) != fmt.Sprint(sy.Producers) ||
+			fmt.Sprint(sx.Consumers) != fmt.Sprint(sy.Consumers) || sx.TimeMs != sy.TimeMs {
+			t.Fatalf("rewound to step %d, the served and the replayed worlds differ", k)
+		}
+		if k == w.Steps() && fmt.Sprint(sx.Partitions) != fmt.Sprint(a.Partitions) {
+			t.Fatalf("rewound to the end, the world is not the served one")
+		}
 	}
 }

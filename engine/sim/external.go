@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,9 +53,14 @@ type extConn struct {
 
 // extReq is one Kafka request on its way through the engine.
 type extReq struct {
-	hdr     RequestHeader
-	req     kmsg.Request
+	hdr RequestHeader
+	req kmsg.Request
+	// resp is the answer's skeleton (what is known at arrival); the
+	// engine's answers are kept as they come and filled into a copy of it
+	// once all are in, so that a copy of the world (a checkpoint) shares
+	// nothing that changes.
 	resp    kmsg.Response
+	answers []msg.Body
 	waiting int // engine answers still to come
 	// produce: the engine result of each partition goes to this index of
 	// the response's (topic, partition) list.
@@ -328,29 +334,47 @@ func (w *World) deliverExternal(f *flight, x *extConn) bool {
 		return true
 	}
 	xr := x.pending[0]
-	cl := w.ext.clients[x.client]
-	w.fillExternal(x, cl, xr, f.m.Body)
+	xr.answers = append(xr.answers, f.m.Body)
 	xr.waiting--
 	if xr.waiting > 0 {
 		return true
 	}
 	x.pending = x.pending[1:]
+	cl := w.ext.clients[x.client]
+	resp := copyResponse(xr.resp)
+	for _, a := range xr.answers {
+		resp = w.fillExternal(cl, xr, resp, a)
+	}
 	if xr.fetch != nil {
-		finishFetch(xr)
+		finishFetch(xr, resp.(*kmsg.FetchResponse))
 	}
 	if w.ext.keep && !x.hungUp {
-		w.ext.outbox = append(w.ext.outbox, Outgoing{Conn: x.n, CorrelationID: xr.hdr.CorrelationID, Response: xr.resp})
+		w.ext.outbox = append(w.ext.outbox, Outgoing{Conn: x.n, CorrelationID: xr.hdr.CorrelationID, Response: resp})
 	}
 	return true
 }
 
-// fillExternal copies one engine answer into the Kafka response.
-func (w *World) fillExternal(x *extConn, cl *extClient, xr *extReq, body msg.Body) {
+// copyResponse is a deep copy of a response, made by kmsg itself.
+func copyResponse(r kmsg.Response) kmsg.Response {
+	if r == nil {
+		return nil
+	}
+	c := kmsg.ResponseForKey(r.Key())
+	c.SetVersion(r.GetVersion())
+	if err := c.ReadFrom(r.AppendTo(nil)); err != nil {
+		panic(fmt.Sprintf("copying a %T: %v", r, err)) // what kmsg wrote, it reads
+	}
+	return c
+}
+
+// fillExternal copies one engine answer into the Kafka response, and
+// returns the response.
+func (w *World) fillExternal(cl *extClient, xr *extReq, into kmsg.Response, body msg.Body) kmsg.Response {
 	switch b := body.(type) {
 	case wireResponse:
-		xr.resp = b.resp
+		return b.resp
 	case msg.ProduceResponse:
-		resp := xr.resp.(*kmsg.ProduceResponse)
+		resp := into.(*kmsg.ProduceResponse)
 		for i, r := range b.Results {
 			if i >= len(xr.slots) {
 				break
@@ -365,32 +389,33 @@ func (w *World) fillExternal(x *extConn, cl *extClient, xr *extReq, body msg.Bod
 			cl.settleBatch(w, r)
 		}
 	case msg.ConsumerFetchResponse:
-		w.fillFetch(cl, xr, b)
+		w.fillFetch(cl, xr, into.(*kmsg.FetchResponse), b)
 	case msg.InitProducerIDResponse:
-		resp := xr.resp.(*kmsg.InitProducerIDResponse)
+		resp := into.(*kmsg.InitProducerIDResponse)
 		resp.ErrorCode, resp.ProducerID, resp.ProducerEpoch = int16(b.Error), b.ProducerID, b.Epoch
 		if b.Error == kerr.None {
 			cl.pid, cl.epoch = b.ProducerID, b.Epoch
 		}
 	case msg.AddPartitionsToTxnResponse:
-		resp := xr.resp.(*kmsg.AddPartitionsToTxnResponse)
+		resp := into.(*kmsg.AddPartitionsToTxnResponse)
 		for i := range resp.Topics {
 			for j := range resp.Topics[i].Partitions {
 				resp.Topics[i].Partitions[j].ErrorCode = int16(b.Error)
 			}
 		}
 	case msg.AddOffsetsToTxnResponse:
-		xr.resp.(*kmsg.AddOffsetsToTxnResponse).ErrorCode = int16(b.Error)
+		into.(*kmsg.AddOffsetsToTxnResponse).ErrorCode = int16(b.Error)
 	case msg.TxnOffsetCommitResponse:
-		resp := xr.resp.(*kmsg.TxnOffsetCommitResponse)
+		resp := into.(*kmsg.TxnOffsetCommitResponse)
 		for i := range resp.Topics {
 			for j := range resp.Topics[i].Partitions {
 				resp.Topics[i].Partitions[j].ErrorCode = int16(b.Error)
 			}
 		}
 	case msg.EndTxnResponse:
-		xr.resp.(*kmsg.EndTxnResponse).ErrorCode = int16(b.Error)
+		into.(*kmsg.EndTxnResponse).ErrorCode = int16(b.Error)
 	}
+	return into
 }
 
 // arriveProduce turns a Kafka Produce into the engine's produce request.
@@ -567,8 +592,7 @@ func (w *World) arriveFetch(x *extConn, cl *extClient, xr *extReq, r *kmsg.Fetch
 
 // fillFetch puts one partition's engine answer into the Fetch response,
 // in order of the request's partitions.
-func (w *World) fillFetch(cl *extClient, xr *extReq, b msg.ConsumerFetchResponse) {
-	resp := xr.resp.(*kmsg.FetchResponse)
+func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b msg.ConsumerFetchResponse) {
 	for _, s := range xr.slots {
 		t := &resp.Topics[s.topic]
 		p := &t.Partitions[s.part]
@@ -624,17 +648,16 @@ func partitionMaxBytes(r *kmsg.FetchRequest, tp msg.TP) int {
 
 // finishFetch trims the response to the request's MaxBytes (at least one
 // batch always goes, as in Kafka).
-func finishFetch(xr *extReq) {
-	resp := xr.resp.(*kmsg.FetchResponse)
+func finishFetch(xr *extReq, resp *kmsg.FetchResponse) {
 	limit, total := int(xr.fetch.MaxBytes), 0
-	if limit <= 0 {
-		return
-	}
 	for i := range resp.Topics {
 		for j := range resp.Topics[i].Partitions {
 			p := &resp.Topics[i].Partitions[j]
-			if total > 0 && total+len(p.RecordBatches) > limit {
+			if limit > 0 && total > 0 && total+len(p.RecordBatches) > limit {
 				p.RecordBatches = p.RecordBatches[:0]
+			}
+			if p.RecordBatches == nil {
+				p.RecordBatches = []byte{} // never null (librdkafka)
 			}
 			total += len(p.RecordBatches)
 		}
@@ -826,4 +849,53 @@ func (w *World) SegmentFiles() []SegmentFile {
 		}
 	}
 	return out
+}
+
+// clone copies the real clients' state for a copy of the world (a
+// checkpoint, a rewound world): what changes is copied, requests and
+// answers (never changed once made) are shared. The copy keeps no
+// outbox: only the world eoslab serve drives has sockets.
+func (e *extWorld) clone(cl *cloner) *extWorld {
+	if e == nil {
+		return nil
+	}
+	out := &extWorld{conns: make(map[int]*extConn, len(e.conns)), clients: make(map[string]*extClient, len(e.clients)),
+		order: slices.Clone(e.order), groups: make(map[string]*extGroup, len(e.groups)), members: e.members}
+	cl.exts = make(map[*extConn]*extConn, len(e.conns))
+	for n, x := range e.conns {
+		d := *x
+		d.pending = make([]*extReq, len(x.pending))
+		for i, xr := range x.pending {
+			r := *xr
+			r.answers = slices.Clone(xr.answers)
+			r.slots = slices.Clone(xr.slots)
+			d.pending[i] = &r
+		}
+		out.conns[n] = &d
+		cl.exts[x] = &d
+		cl.pairs[&x.ps] = &d.ps
+	}
+	for name, c := range e.clients {
+		d := *c
+		d.batches = slices.Clone(c.batches)
+		d.sent = maps.Clone(c.sent)
+		d.positions = maps.Clone(c.positions)
+		out.clients[name] = &d
+	}
+	for name, g := range e.groups {
+		d := *g
+		out.groups[name] = &d
+	}
+	return out
+}
+
+// relink points the copied connections at the copied engine connections,
+// once those are made.
+func (e *extWorld) relink(cl *cloner) {
+	if e == nil {
+		return
+	}
+	for _, x := range e.conns {
+		x.cn = cl.conn(x.cn) // x.ps was relinked with the other pairs
+	}
 }
