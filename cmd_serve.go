@@ -131,7 +131,7 @@ func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {
 	}
 	addrs := srv.Addrs()
 	logf("brokers 1-%d on %s; topic %s with %d partitions; stop with ctrl+c", len(addrs), strings.Join(addrs, ", "), f.topic, f.partitions)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.hold {
 		logf("--hold: every request waits; press enter to release the oldest")
