@@ -290,9 +290,9 @@ func (w *World) sendExternal(x *extConn, xr *extReq, body msg.Body) {
 		}
 		xr.waiting++
 	}
-	if x.cn != nil && x.cn.closed != connOpen && x.ps.c != x.cn {
-		// The engine closed this connection and forgot it: the socket is
-		// dead, and what the client wrote to it goes nowhere.
+	if x.cn != nil && x.cn.closed != connOpen {
+		// One socket is one connection: once the engine closed it, what
+		// the client still wrote goes nowhere (serve closes the socket).
 		return
 	}
 	_, c := w.sendOn(msg.ClientAddr(x.client), msg.BrokerAddr(x.broker), 0, 0, body, &x.ps)
