@@ -233,11 +233,20 @@ func (w *World) read(c *connection, id int) {
 		return
 	}
 	c.busy = 0
+	w.readNext(c)
+}
+
+// readNext hands the broker the next request waiting in the socket
+// buffer, if any. The connection stays reserved for it until it is read,
+// so that a request sent later, due at the same moment, cannot be read
+// first: TCP delivers in order.
+func (w *World) readNext(c *connection) {
 	if len(c.inbox) > 0 {
 		f := c.inbox[0]
 		c.inbox[0] = flight{}
 		c.inbox = c.inbox[1:]
 		f.due = w.now
+		c.busy = f.m.ID
 		w.schedule(item{due: w.now, kind: itemDeliver, fl: f})
 	}
 }
