@@ -81,7 +81,7 @@ markers and the last stable offset.`,
 	for _, c := range []*cobra.Command{version, inspect, config} {
 		c.Annotations = map[string]string{withoutConfig: "true"}
 	}
-	root.AddCommand(version, inspect, config, newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg))
+	root.AddCommand(version, inspect, config, newPlayCommand(cfg), newLessonsCommand(cfg), newLabCommand(cfg), newThemesCommand(cfg), newServeCommand(cfg))
 	return root
 }
 

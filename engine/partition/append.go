@@ -122,11 +122,27 @@ func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
 // AppendAsFollower appends a batch copied from the leader's log, bytes
 // unchanged, and replays it into producer state with replication origin.
 // Its base offset must be this replica's log end offset.
+//
+// Like Kafka's follower (UnifiedLog.analyzeAndValidateRecords, which calls
+// ensureValid on each batch), it checks a data batch's CRC but does not
+// decompress its records — only the leader validates them; the producer
+// state needs the header alone. A marker's records are read.
 func (l *Log) AppendAsFollower(stored []byte) error {
-	if err := l.dec.Decode(stored, &l.scratch); err != nil {
+	h, err := record.ParseHeader(stored)
+	switch {
+	case err != nil:
+	case len(stored) < h.Size():
+		err = &record.TruncatedError{Need: h.Size(), Have: len(stored)}
+	case h.Attributes.Control():
+		err = l.dec.Decode(stored, &l.scratch)
+	case record.ComputeCRC(stored[:h.Size()]) != h.CRC:
+		err = &record.CRCError{Stored: h.CRC, Computed: record.ComputeCRC(stored[:h.Size()])}
+	default:
+		l.scratch.Header, l.scratch.Records = h, l.scratch.Records[:0]
+	}
+	if err != nil {
 		return fmt.Errorf("%s: follower append: %w", l.name, err)
 	}
-	h := l.scratch.Header
 	if h.BaseOffset != l.end {
 		return fmt.Errorf("%s: follower append at offset %d, log end is %d", l.name, h.BaseOffset, l.end)
 	}

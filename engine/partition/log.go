@@ -88,6 +88,7 @@ func New(name string, cfg Config) *Log {
 		name:  name,
 		cfg:   cfg,
 		state: producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
+		dec:   scratchDecoder(),
 	}
 }
 
@@ -220,8 +221,15 @@ func (l *Log) Clone() *Log {
 		segments: l.segments[:len(l.segments):len(l.segments)], active: l.active,
 		snapshots: l.snapshots[:len(l.snapshots):len(l.snapshots)], aborted: l.aborted[:len(l.aborted):len(l.aborted)],
 		state: l.state.Clone(), start: l.start, end: l.end, hw: l.hw, leaderEpoch: l.leaderEpoch, truncations: l.truncations,
+		dec: scratchDecoder(),
 	}
 }
+
+// scratchDecoder decompresses every batch the log checks into one buffer
+// of its own: what is decoded into scratch is read at once (validated, a
+// marker replayed) and never kept, so a batch's records need no buffer of
+// their own.
+func scratchDecoder() record.Decoder { return record.Decoder{Reuse: true} }
 
 // Truncations counts the times batches were taken off the end of the log:
 // a reader that cached what the log held can tell whether it still does.

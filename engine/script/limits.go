@@ -40,6 +40,8 @@ const (
 	limMaxPoll
 	limStartOffset
 	limMaxPollInterval
+	limConn
+	limAtMs
 	numLimits
 )
 
@@ -78,6 +80,8 @@ var limitTable = [numLimits]Limit{
 	limMaxPollInterval: {What: "consumer max.poll.interval.ms=", Min: 1, Max: math.MaxInt32, Why: "the consumer's int setting"},
 	limStartOffset:     {What: "transactions abort start-offset=", Min: 0, Max: math.MaxInt64, Why: "an int64 offset"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
+	limConn:            {What: "arrive CONN", Min: 1, Max: math.MaxInt32, Why: "eoslab serve numbers its connections with an int32"},
+	limAtMs:            {What: "arrive at=", Min: 0, Max: 100 * 365 * 24 * 3600 * 1000, Why: "100 years of logical time, in milliseconds"},
 }
 
 // Limits lists every bounded number of the language, for documentation.

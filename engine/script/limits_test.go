@@ -30,6 +30,8 @@ var limitUse = map[limitID][]string{
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
 	limStartOffset:     {"transactions abort orders-0 start-offset=%s"},
 	limMaxPollInterval: {"consumer c1 read_committed orders-0 max.poll.interval.ms=%s"},
+	limConn:            {"arrive %s 1 Produce at=0 data=AAAAAAAAAAD//w==", "hangup %s at=0"},
+	limAtMs:            {"arrive 1 1 Produce at=%s data=AAAAAAAAAAD//w==", "hangup 1 at=%s"},
 }
 
 // above renders the number just past a bound, also past int64.

@@ -74,16 +74,37 @@ var verbTable = []verbSpec{
 		"find open transactions no coordinator will finish (kafka-transactions.sh)"}, txnToolParser(FindHanging)},
 	{Usage{"transactions abort", "transactions abort TOPIC-PARTITION start-offset=N",
 		"write the ABORT marker of a hanging transaction (kafka-transactions.sh)"}, txnToolParser(AbortTransaction)},
+	{Usage{"arrive", "arrive CONN BROKER API at=MS data=BASE64",
+		"a real client's request, as eoslab serve received it"}, parseArrive},
+	{Usage{"hangup", "hangup CONN at=MS", "a real client's connection closes"}, parseHangup},
 }
 
 // Verbs lists every verb spelling with its usage, in table order.
 func Verbs() []Usage {
-	out := make([]Usage, len(verbTable))
-	for i, v := range verbTable {
-		out[i] = v.Usage
+	out := make([]Usage, 0, len(verbTable))
+	for _, v := range verbTable {
+		if !wireVerb(v.Verb) {
+			out = append(out, v.Usage)
+		}
 	}
 	return out
 }
+
+// WireVerbs lists the verbs that record what real clients did to `eoslab
+// serve` (arrive, hangup). Scripts and :load take them like any other,
+// but nobody types them: the command bar's help and completion leave
+// them out.
+func WireVerbs() []Usage {
+	var out []Usage
+	for _, v := range verbTable {
+		if wireVerb(v.Verb) {
+			out = append(out, v.Usage)
+		}
+	}
+	return out
+}
+
+func wireVerb(v string) bool { return v == "arrive" || v == "hangup" }
 
 // verbHeads returns the distinct first words of all verbs, the candidates
 // for suggesting a fix to an unknown first word.

@@ -235,6 +235,10 @@ func (w *World) applyNow(c script.Command) error {
 	case *script.Failover:
 		w.started = true
 		return w.failover(msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}, c.Unclean)
+	case *script.Arrive:
+		return w.arrive(c)
+	case *script.Hangup:
+		return w.hangup(c)
 	}
 	return fmt.Errorf("%s is not supported by this world", c.Verb())
 }

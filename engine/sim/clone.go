@@ -35,6 +35,7 @@ type cloner struct {
 	cons  map[*consumerSlot]*consumerSlot
 	conns map[*connection]*connection
 	pairs map[*pairState]*pairState
+	exts  map[*extConn]*extConn // real clients' connections (external.go)
 }
 
 // clone copies the world's state: everything but its history (actions),
@@ -100,6 +101,7 @@ func (w *World) clone(live bool) *World {
 		cl.slots[s] = &t
 	}
 	c.tx = w.tx.clone(c, cl)
+	c.ext = w.ext.clone(cl)
 	for _, s := range c.producers {
 		held := make([]item, len(s.held))
 		for i, it := range s.held {
@@ -118,6 +120,7 @@ func (w *World) clone(live bool) *World {
 			ps.c = cl.conn(ps.c)
 		}
 	}
+	c.ext.relink(cl)
 
 	c.queue = queue{heap: slices.Clone(w.queue.heap), slab: make([]item, len(w.queue.slab)), free: slices.Clone(w.queue.free)}
 	for _, e := range w.queue.heap {
@@ -167,6 +170,9 @@ func (cl *cloner) conn(cn *connection) *connection {
 	d.slot = cl.slot(cn.slot)
 	if cn.cons != nil {
 		d.cons = cl.cons[cn.cons]
+	}
+	if cn.ext != nil {
+		d.ext = cl.exts[cn.ext]
 	}
 	d.inbox = make([]flight, len(cn.inbox))
 	for i, f := range cn.inbox {

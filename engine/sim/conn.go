@@ -107,6 +107,7 @@ type connection struct {
 	wire        int      // messages on the wire (or arrived and waiting to be read)
 	busy        int      // the request the broker is handling and has not answered yet
 	inbox       []flight
+	ext         *extConn // the real client's socket, when a real client opened it
 }
 
 // direction of a message on its connection.
@@ -235,11 +236,20 @@ func (w *World) read(c *connection, id int) {
 		return
 	}
 	c.busy = 0
+	w.readNext(c)
+}
+
+// readNext hands the broker the next request waiting in the socket
+// buffer, if any. The connection stays reserved for it until it is read,
+// so that a request sent later, due at the same moment, cannot be read
+// first: TCP delivers in order.
+func (w *World) readNext(c *connection) {
 	if len(c.inbox) > 0 {
 		f := c.inbox[0]
 		c.inbox[0] = flight{}
 		c.inbox = c.inbox[1:]
 		f.due = w.now
+		c.busy = f.m.ID
 		w.schedule(item{due: w.now, kind: itemDeliver, fl: f})
 	}
 }
@@ -383,6 +393,10 @@ func (w *World) resetConnection(name string, broker int) error {
 	}
 	_, isProducer := w.producers[name]
 	_, isConsumer := w.tx.cons[name]
+	if !isProducer && !isConsumer && w.isExternal(name) {
+		w.resetExternal(name, broker)
+		return nil
+	}
 	if !isProducer && !isConsumer {
 		return fmt.Errorf("unknown producer or consumer %q", name)
 	}

@@ -99,7 +99,7 @@ func (f *armedFault) describe() string {
 }
 
 func (w *World) arm(c *script.Fault) error {
-	if _, ok := w.producers[c.Producer]; !ok {
+	if _, ok := w.producers[c.Producer]; !ok && !w.isExternal(c.Producer) {
 		return w.unknownProducer(c.Producer)
 	}
 	w.nextFault++
@@ -147,6 +147,9 @@ func (f *armedFault) carries(body msg.Body) bool {
 // each fault fires once.
 func (w *World) applyFaults(fl *flight) {
 	m := &fl.m
+	if fl.cn.ext != nil && !faultable(m.Body) {
+		return
+	}
 	if len(w.faultsBy) == 0 {
 		return
 	}
@@ -203,7 +206,7 @@ func (f *armedFault) answers(body msg.Body) bool {
 
 // armRefusal is `fail request`.
 func (w *World) armRefusal(c *script.FailRequest) error {
-	if _, ok := w.producers[c.Producer]; !ok {
+	if _, ok := w.producers[c.Producer]; !ok && !w.isExternal(c.Producer) {
 		return w.unknownProducer(c.Producer)
 	}
 	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}

@@ -217,6 +217,7 @@ func (w *World) Snapshot() *Snapshot {
 		s.LastDecision = &e
 	}
 	s.Due = w.Due()
+	w.externalViews(s)
 	return s
 }
 

@@ -240,12 +240,20 @@ func (w *World) deliver(it *item) bool {
 	m := &f.m
 	c := f.cn
 	lost, why := f.lost, f.lostWhy
-	if !lost && f.dir == toBroker && c.closed == connOpen && c.busy != 0 {
+	if !lost && f.dir == toBroker && c.closed == connOpen && c.busy != 0 && c.busy != m.ID {
 		// The broker reads a connection's next request only once it has
-		// answered the one before (Kafka mutes the channel meanwhile): this
-		// one waits in the socket buffer.
+		// answered the one before (Kafka mutes the channel meanwhile), and
+		// in the order they were sent: this one waits in the socket buffer.
 		c.inbox = append(c.inbox, *f)
 		return false
+	}
+	if f.dir == toBroker && c.busy == m.ID {
+		// The request the connection was reserved for is read now; one
+		// that needs no answer (acks=0) unmutes the channel at once.
+		c.busy = 0
+		if lost || !expectsAnswer(m.Body) {
+			defer w.readNext(c)
+		}
 	}
 	c.wire--
 	defer w.maybeForget(c)
@@ -328,6 +336,8 @@ func (w *World) deliverToBroker(f *flight) bool {
 		b.HandleFetch(m, body, env)
 	case msg.FetchResponse:
 		b.OnFetchResponse(m.From.Broker, body, env)
+	case wireRequest:
+		w.answerWire(m, body)
 	}
 	return true
 }
@@ -335,6 +345,9 @@ func (w *World) deliverToBroker(f *flight) bool {
 func (w *World) deliverToClient(f *flight) bool {
 	m := &f.m
 	s := f.to
+	if x := f.cn.ext; x != nil {
+		return w.deliverExternal(f, x)
+	}
 	if cs := f.cn.cons; s == nil && cs != nil {
 		if w.tracing() {
 			w.emit(w.deliveredEvent(f, ""))

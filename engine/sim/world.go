@@ -152,6 +152,8 @@ type World struct {
 	decAt, decScanned int
 	dropTrace         bool         // events are returned, not kept (KeepTrace)
 	lastDecEvt        *trace.Event // the last decision, when events are not kept
+	// Real clients (eoslab serve); nil without any.
+	ext *extWorld
 }
 
 // New creates a world with the default cluster.

@@ -128,6 +128,9 @@ func (m *Model) start() {
 		}
 	}
 	switch {
+	case m.opt.Serve != nil:
+		m.openServed()
+		return
 	case len(m.opt.Inspect) > 0:
 		m.inspect = inspect.New(m.st, m.keys, m.opt.Inspect)
 		m.inspect.SetStandalone() // opened from the shell: q quits
@@ -179,6 +182,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m.handleKey(msg)
 	case tea.MouseMsg:
 		return m.handleMouse(msg)
+	case servedMsg:
+		return m.pump()
 	}
 	return m.handleEvent(msg)
 }

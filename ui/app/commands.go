@@ -27,6 +27,7 @@ func labVerbs() []commandbar.Verb {
 		{Verb: "load", Syntax: "load FILE", Summary: "play a script in (forking first when back in time)"},
 		{Verb: "goto", Syntax: "goto STEP", Summary: "travel to a step of the timeline"},
 		{Verb: "quit", Syntax: "quit", Summary: "quit the lab"},
+		{Verb: "release", Syntax: "release", Summary: "eoslab serve --hold: let the oldest held request in"},
 	}
 }
 
@@ -151,6 +152,9 @@ func (m *Model) submit(line string) tea.Cmd {
 		return nil
 	case "quit", "q":
 		return tea.Quit
+	case "release":
+		m.release()
+		return nil
 	case "help":
 		return m.commandHelp(line, strings.Join(strings.Fields(arg), " "))
 	}
@@ -164,7 +168,7 @@ func (m *Model) submit(line string) tea.Cmd {
 	case c == nil:
 		return nil // a comment
 	}
-	if cmd, ok := m.startJob(c); ok {
+	if cmd, ok := m.startJob(c); ok && !m.served() {
 		return cmd
 	}
 	if err := m.apply(c, script.Format(c)); err != nil {

@@ -186,6 +186,9 @@ func (m Model) confirmFault(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 // apply performs one command on the session and says what happened,
 // including a fork when the command was given in the timeline's past.
 func (m *Model) apply(c script.Command, line string) error {
+	if m.served() {
+		return m.applyServed(c, line)
+	}
 	ch, err := m.sess.Apply(c)
 	if err != nil {
 		m.setStatus(line+": "+err.Error(), statusbar.Bad)

@@ -81,6 +81,9 @@ func (m *Model) startAutoplay() {
 // initCmd is the program's first command: autoplay's first tick when the
 // lab opens in autoplay.
 func (m Model) initCmd() tea.Cmd {
+	if m.opt.Serve != nil {
+		return servedTick(time.Millisecond)
+	}
 	if !m.autoplay {
 		return nil
 	}

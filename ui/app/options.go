@@ -107,6 +107,9 @@ type Options struct {
 	WriteFile    func(name string, data []byte) error
 	LoadProgress func() (Progress, error)
 	SaveProgress func(Progress) error
+
+	// Serve opens the sandbox on a served cluster (eoslab serve --tui).
+	Serve *Served
 }
 
 // MaxScriptBytes bounds a script read by :load.

@@ -1,0 +1,96 @@
+package serve
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/eoslab/eoslab/engine/trace"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// BenchmarkServeProduce: kgo's default producer (idempotent, acks=all)
+// sending 100-byte records to a three-partition topic of a three-broker
+// cluster: eoslab serve with tracing off and on, and franz-go's kfake as
+// the peer, in the same run. DESIGN.md's budget: at least kfake's
+// throughput with tracing off. Reported as records/s and MB/s.
+//
+//	go test ./serve -run xxx -bench ServeProduce
+func BenchmarkServeProduce(b *testing.B) {
+	b.Run("eoslab", func(b *testing.B) { benchServe(b, false) })
+	b.Run("eoslab-traced", func(b *testing.B) { benchServe(b, true) })
+	b.Run("kfake", func(b *testing.B) {
+		c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		benchProduce(b, c.ListenAddrs())
+	})
+}
+
+func benchServe(b *testing.B, traced bool) {
+	w, err := NewWorld(1, "orders", 3)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.SetTracing(traced)
+	cfg := Config{Listen: "127.0.0.1:0"}
+	if traced {
+		cfg.OnEvents = func(evs []trace.Event) {}
+	}
+	s, err := Start(cfg, NewWorldEngine(w))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	benchProduce(b, s.Addrs())
+}
+
+const benchRecordBytes = 100
+
+func benchProduce(b *testing.B, seeds []string) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("orders"), kgo.ClientID("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cl.Close()
+	c, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	// Warm up: metadata, the producer id, a connection to each leader.
+	if err := cl.ProduceSync(c, &kgo.Record{Value: make([]byte, benchRecordBytes)}).FirstErr(); err != nil {
+		b.Fatal(err)
+	}
+	value := make([]byte, benchRecordBytes)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	b.SetBytes(benchRecordBytes)
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		wg.Add(1)
+		cl.Produce(c, &kgo.Record{Value: value}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	el := time.Since(start)
+	b.StopTimer()
+	if first != nil {
+		b.Fatal(first)
+	}
+	b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
+}
+
+var _ = sim.MaxMessageBytes

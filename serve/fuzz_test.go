@@ -1,0 +1,66 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/script"
+	"github.com/eoslab/eoslab/engine/sim"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// FuzzFrame: reading a frame and decoding its request never panics; a
+// frame either fails with a reason or decodes to a request whose arrival
+// the world takes (answering it or refusing it with an error, never
+// panicking).
+func FuzzFrame(f *testing.F) {
+	md := kmsg.NewPtrMetadataRequest()
+	md.SetVersion(9)
+	f.Add(rawRequest(md, 1, "kgo"))
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.SetVersion(3)
+	f.Add(rawRequest(av, 2, "rdkafka"))
+	pr := kmsg.NewPtrProduceRequest()
+	pr.SetVersion(9)
+	pt := kmsg.NewProduceRequestTopic()
+	pt.Topic = "orders"
+	pp := kmsg.NewProduceRequestTopicPartition()
+	pp.Records = []byte{0, 1, 2}
+	pt.Partitions = append(pt.Partitions, pp)
+	pr.Topics = append(pr.Topics, pt)
+	f.Add(rawRequest(pr, 3, "p"))
+	fr := kmsg.NewPtrFetchRequest()
+	fr.SetVersion(11)
+	f.Add(rawRequest(fr, 4, "c"))
+	f.Add([]byte{0, 0, 0, 0})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		frame, err := ReadFrame(bufio.NewReader(bytes.NewReader(data)), 1<<20)
+		if err != nil {
+			return
+		}
+		hdr, _, _, err := sim.DecodeRequest(frame)
+		if err != nil {
+			return
+		}
+		w, werr := NewWorld(1, "orders", 3)
+		if werr != nil {
+			t.Fatal(werr)
+		}
+		w.KeepOutgoing(true)
+		if _, err := w.Apply(&script.Arrive{Conn: 1, Broker: 1, API: sim.APIName(hdr.Key), Data: frame}); err != nil {
+			return
+		}
+		for range 50 {
+			if _, ok := w.Step(); !ok {
+				break
+			}
+		}
+		for _, o := range w.TakeOutgoing() {
+			if o.Response != nil {
+				sim.AppendResponse(nil, o.CorrelationID, o.Response)
+			}
+		}
+	})
+}
