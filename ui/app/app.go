@@ -88,6 +88,7 @@ type Model struct {
 	tone     statusbar.Tone
 
 	showReplication bool // the timeline shows replication traffic unfolded
+	presenter       bool // the lesson screen shows the presenter notes (kept from chapter to chapter)
 
 	autoplay bool
 	gen      int     // autoplay generation: ticks of an older one are ignored
@@ -108,7 +109,7 @@ func New(opt Options) (Model, error) {
 	if err != nil {
 		return Model{}, fmt.Errorf("reading the chapters: %w", err)
 	}
-	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate,
+	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate, presenter: opt.Presenter,
 		md: markdown.New(profileOf(opt), markdown.Colours{Text: string(pal.Text), Accent: string(pal.Accent), Shade: string(pal.CRCShade), Faint: string(pal.Faint)}), help: newHelp(st)}
 	m.cmdbar = commandbar.New(st, keys, barVerbs(), barWords())
 	m.home = home.New(st, keys, opt.Logo)

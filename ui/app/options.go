@@ -96,7 +96,10 @@ type Options struct {
 	// Autoplay starts autoplay on the lesson opened (instructor mode), at
 	// AutoplayRate. It pauses at predictions until they are answered.
 	Autoplay bool
-	Inspect  []inspect.File
+	// Presenter opens lessons in the presenter view: each step's notes
+	// for the instructor above the narration (P toggles it).
+	Presenter bool
+	Inspect   []inspect.File
 	// Sample is what Home's "Inspect a segment file" opens.
 	Sample *inspect.File
 
