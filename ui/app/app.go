@@ -87,8 +87,9 @@ type Model struct {
 	status   string
 	tone     statusbar.Tone
 
-	showReplication bool // the timeline shows replication traffic unfolded
-	presenter       bool // the lesson screen shows the presenter notes (kept from chapter to chapter)
+	showReplication bool       // the timeline shows replication traffic unfolded
+	presenter       bool       // the lesson screen shows the presenter notes (kept from chapter to chapter)
+	path            *pathState // the path being played, nil if none (path.go)
 
 	autoplay bool
 	gen      int     // autoplay generation: ticks of an older one are ignored
@@ -133,6 +134,9 @@ func (m *Model) start() {
 		m.inspect = inspect.New(m.st, m.keys, m.opt.Inspect)
 		m.inspect.SetStandalone() // opened from the shell: q quits
 		m.screen = InspectScreen
+	case m.opt.Path != nil && len(m.opt.Path.Stops) > 0:
+		m.openPath(m.opt.Path)
+		return
 	case m.opt.Open != nil:
 		m.openGiven(m.opt.Open)
 		return

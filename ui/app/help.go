@@ -262,6 +262,9 @@ func (m Model) statusLine() string {
 		if m.autoplay {
 			left += " · ▶ " + m.pace()
 		}
+		if note := m.pathNote(); note != "" {
+			left += " · " + note
+		}
 	}
 	right := fmt.Sprintf("seed %d", m.opt.Seed)
 	if m.screen == InspectScreen {
