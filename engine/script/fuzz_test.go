@@ -146,5 +146,7 @@ func checkLimits(t *testing.T, c Command) {
 		in(limBrokerID, int64(c.Broker))
 	case *Consumer:
 		optional(limMaxPoll, c.MaxPoll)
+	case *Diagnose:
+		in(limOffset, c.Offset)
 	}
 }

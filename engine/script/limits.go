@@ -37,6 +37,7 @@ const (
 	limProducerIDStart
 	limBrokerID
 	limMaxPoll
+	limOffset
 	numLimits
 )
 
@@ -72,6 +73,7 @@ var limitTable = [numLimits]Limit{
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
+	limOffset:          {What: "diagnose OFFSET", Min: 0, Max: math.MaxInt64, Why: "an int64 offset, as in the batch header"},
 }
 
 // Limits lists every bounded number of the language, for documentation.

@@ -27,6 +27,7 @@ var limitUse = map[limitID][]string{
 	limProducerIDStart: {"cluster producer.id.start=%s"},
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
+	limOffset:          {"diagnose duplicate orders-0 %s"},
 }
 
 // above renders the number just past a bound, also past int64.

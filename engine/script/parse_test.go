@@ -157,7 +157,7 @@ func TestVerbsCoverTable(t *testing.T) {
 	want := []string{"cluster", "producer", "send", "inject", "step", "run", "lose request", "lose response",
 		"delay request", "delay response", "restart producer", "pause", "resume", "restart broker",
 		"kill broker", "failover", "advance", "reset connection", "fail request", "begin", "commit", "abort", "consumer", "restart consumer", "poll", "send-offsets",
-		"lose markers", "delay markers", "effect"}
+		"lose markers", "delay markers", "effect", "diagnose", "replay"}
 	for _, v := range want {
 		if !seen[v] {
 			t.Errorf("Verbs() lacks %q", v)

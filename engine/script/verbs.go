@@ -64,6 +64,10 @@ var verbTable = []verbSpec{
 	{Usage{"lose markers", "lose markers TOPIC-PARTITION", "drop the next transaction markers for a partition"}, markerParser(Lose)},
 	{Usage{"delay markers", "delay markers TOPIC-PARTITION", "hold the next transaction markers for a partition back"}, markerParser(Delay)},
 	{Usage{"effect", "effect NAME LABEL", "an external side effect no transaction can undo"}, parseEffect},
+	{Usage{"diagnose", "diagnose ANOMALY TOPIC-PARTITION OFFSET",
+		"name an anomaly of the history (duplicate, lost, reordered, zombie_write, aborted_read, read_past_LSO) at an offset: the checker judges it"}, parseDiagnose},
+	{Usage{"replay", "replay NAME [idempotent | plain | transactional=TXN_ID] [KEY=VALUE ...]",
+		"play the history again from its start with producer NAME configured so, and count what the checker finds"}, parseReplay},
 }
 
 // Verbs lists every verb spelling with its usage, in table order.

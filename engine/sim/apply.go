@@ -84,8 +84,10 @@ func (w *World) startJob(c script.Command, j *Job) bool {
 	switch c := c.(type) {
 	case *script.Step:
 		j.kind, j.left = jobStep, max(c.N, 1)
+		w.record(action{kind: actInput, cmd: c})
 	case *script.Run:
 		j.kind = jobRun
+		w.record(action{kind: actInput, cmd: c})
 	case *script.Advance:
 		j.kind, j.deadline = jobAdvance, w.now+c.Ms
 		w.announceAdvance(c.Ms)
@@ -232,6 +234,10 @@ func (w *World) applyNow(c script.Command) error {
 	case *script.Failover:
 		w.started = true
 		return w.failover(msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}, c.Unclean)
+	case *script.Diagnose:
+		return w.diagnose(c)
+	case *script.Replay:
+		return w.replayWith(c)
 	}
 	return fmt.Errorf("%s is not supported by this world", c.Verb())
 }
