@@ -15,7 +15,7 @@ import (
 
 // FirstExample is the number from which a catalog numbers its example
 // scripts: they are listed apart from the chapters and not counted among
-// those to finish (Home's "3 of 24 done").
+// those to finish (Home's "3 of 26 done").
 const FirstExample = chapters.FirstExample
 
 // nextOf is the chapter after catalog index i in the same list — the

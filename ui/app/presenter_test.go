@@ -29,7 +29,7 @@ func TestPresenterViewToggles(t *testing.T) {
 		}
 		m, _ = send(t, m, keyRunes("P"))
 		view := ansi.Strip(m.View())
-		for _, s := range []string{"▌presenter notes", "misconception  an acknowledged record is written exactly once", "ask the room   how many copies", "expect         two, the broker cannot tell", "A plain producer writes"} {
+		for _, s := range []string{"▌presenter notes", "misconception  an acknowledged record is written exactly once", "ask the room   how many copies", "answers        two, the broker cannot tell", "A plain producer writes"} {
 			if !strings.Contains(view, s) {
 				t.Fatalf("at %v: the presenter view lacks %q:\n%s", size, s, view)
 			}

@@ -62,7 +62,7 @@ func (m *Model) presenterLines() []string {
 		const label = 15
 		width := max(m.w-2-label-1, 20)
 		for _, f := range []struct{ name, text string }{
-			{"misconception", n.Misconception}, {"ask the room", n.Ask}, {"expect", n.Answers},
+			{"misconception", n.Misconception}, {"ask the room", n.Ask}, {"answers", n.Answers},
 		} {
 			if f.text == "" {
 				continue
