@@ -47,3 +47,19 @@ func TestFindPath(t *testing.T) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
+
+// Every step of every chapter of the workshop has presenter notes, with a
+// question for the room and its answers: the path is meant to be taught.
+func TestWorkshopHasPresenterNotes(t *testing.T) {
+	p, err := FindPath("workshop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range p.Stops {
+		for i, st := range s.Lesson.Steps {
+			if n := st.Notes; n == nil || n.Ask == "" || n.Answers == "" || n.Misconception == "" {
+				t.Errorf("%s: step %d (%q, line %d) lacks presenter notes with a misconception, a question and its answers", s.Lesson.File, i+1, st.Title, st.Line)
+			}
+		}
+	}
+}

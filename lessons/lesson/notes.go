@@ -19,7 +19,8 @@ import (
 //	```
 //
 // A line that starts with a key and a colon starts that note; the lines
-// after it, up to the next key, continue it.
+// after it, up to the next key, continue it. An indented line always
+// continues, so a note may hold "word:" at the start of a line.
 type Notes struct {
 	Line          int
 	Misconception string // the wrong idea the step sets out to correct
@@ -68,7 +69,10 @@ func (p *parser) notes(st *Step, line int, body []string) {
 		if t == "" || strings.HasPrefix(t, "#") {
 			continue
 		}
-		if k, rest, ok := noteKey(t); ok {
+		// An indented line always continues the note above it, whatever
+		// it starts with ("  true: all defaults" is not a key).
+		indented := raw != "" && (raw[0] == ' ' || raw[0] == '\t')
+		if k, rest, ok := noteKey(t); ok && !(indented && key != "") {
 			flush()
 			if !slices.Contains(noteKeys, k) {
 				p.errf(at, "presenter: unknown key %s%s (keys: %s)", script.Quote(k), suggest(k, noteKeys), strings.Join(noteKeys, ", "))

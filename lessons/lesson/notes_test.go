@@ -10,13 +10,13 @@ import (
 // lines after a key continue it, and nothing of it reaches the
 // narration the learner reads.
 func TestPresenterNotes(t *testing.T) {
-	src := head + "## S\nThe narration.\n\n```presenter\nmisconception: retries\n  are free\nask: how many copies?\nanswers: two\n# a comment for authors\n```\n\n## T\nMore.\n"
+	src := head + "## S\nThe narration.\n\n```presenter\nmisconception: retries\n  are free\nask: how many copies?\nanswers: two\n  note: an indented line continues\n# a comment for authors\n```\n\n## T\nMore.\n"
 	l, err := Parse("l.md", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := l.Steps[0].Notes
-	if n == nil || n.Line != 9 || n.Misconception != "retries are free" || n.Ask != "how many copies?" || n.Answers != "two" {
+	if n == nil || n.Line != 9 || n.Misconception != "retries are free" || n.Ask != "how many copies?" || n.Answers != "two note: an indented line continues" {
 		t.Fatalf("notes: %#v", n)
 	}
 	if strings.Contains(l.Steps[0].Narration, "retries") || strings.Contains(l.Steps[0].Narration, "presenter") {
