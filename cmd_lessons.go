@@ -148,7 +148,7 @@ func findLesson(name string) (*lesson.Lesson, error) {
 
 // playLesson plays a lesson headless: the transcript on stdout, failed
 // expectations on stderr, exit status 1 if any.
-func playLesson(cmd *cobra.Command, cfg *config, name string) error {
+func playLesson(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
 	l, err := findLesson(name)
 	if err != nil {
 		var errs lesson.Errors
@@ -162,7 +162,7 @@ func playLesson(cmd *cobra.Command, cfg *config, name string) error {
 	}
 	opt := cfg.Options()
 	reports, ok := lesson.NewPlayer(l, opt.Seed).PlayAll()
-	lesson.WriteTranscript(cmd.OutOrStdout(), l, reports, opt.ASCII)
+	lesson.WriteTranscriptWith(cmd.OutOrStdout(), l, reports, lesson.TranscriptOptions{ASCII: opt.ASCII, Notes: presenter})
 	if !ok {
 		for _, r := range reports {
 			for _, line := range r.Failures(l.File) {

@@ -33,7 +33,7 @@ func findPath(cmd *cobra.Command, name string) (*lesson.Path, error) {
 // playPath plays every chapter of a path headless, one transcript after
 // another, each under a header with its place and time in the path;
 // failed checks go to stderr, and the exit status is 1 if any failed.
-func playPath(cmd *cobra.Command, cfg *config, name string) error {
+func playPath(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
 	p, err := findPath(cmd, name)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func playPath(cmd *cobra.Command, cfg *config, name string) error {
 		fmt.Fprintln(out)
 		at += s.Minutes
 		reports, ok := lesson.NewPlayer(s.Lesson, opt.Seed).PlayAll()
-		lesson.WriteTranscript(out, s.Lesson, reports, opt.ASCII)
+		lesson.WriteTranscriptWith(out, s.Lesson, reports, lesson.TranscriptOptions{ASCII: opt.ASCII, Notes: presenter})
 		if !ok {
 			failed++
 			for _, r := range reports {

@@ -33,6 +33,8 @@ func TestPathCommands(t *testing.T) {
 		{"a failing chapter fails the path", []string{"play", "--path", withFailing, "--headless"}, 1, "=== mine: 1 of 2 chapters failed a check", failing + ":16: expected partitions.orders-0.records == 5, got 1"},
 		{"check a path file", []string{"lessons", "check", "lessons/paths/workshop.path"}, 0, "lessons/paths/workshop.path: ok (path workshop, 10 chapters, 90 min)", ""},
 		{"check a bad path file", []string{"lessons", "check", bad}, 1, "", bad + `:5: path: no lesson "99"`},
+		{"an instructor's copy", []string{"play", "--path", "workshop", "--headless", "--presenter"}, 0, "  | presenter, ask the room: what in this batch's header could the leader use", ""},
+		{"a chapter with its notes", []string{"play", "1", "--presenter"}, 0, "  | presenter, misconception: every Kafka producer carries an identity", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -51,7 +51,8 @@ a path file (.path, docs/lessons.md#paths) — in the lab from its first
 chapter, autoplay on; at each chapter's end n opens the path's next one.
 Headless, it prints every chapter's transcript in turn and exits 1 if any
 check fails. --presenter opens the lab in the presenter view: each step's
-notes for the instructor above the narration (P toggles it).`,
+notes for the instructor above the narration (P toggles it); headless, it
+prints the notes in the transcript, an instructor's copy.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if path != "" {
 				if len(args) > 0 {
@@ -72,13 +73,13 @@ notes for the instructor above the narration (P toggles it).`,
 				if !headless && isTerminal(cmd.OutOrStdout()) {
 					return playPathTUI(cmd, cfg, path, presenter)
 				}
-				return playPath(cmd, cfg, path)
+				return playPath(cmd, cfg, path, presenter)
 			}
 			if lessons.IsLesson(args[0]) {
 				if !headless && isTerminal(cmd.OutOrStdout()) {
 					return playLessonTUI(cmd, cfg, args[0], presenter)
 				}
-				return playLesson(cmd, cfg, args[0])
+				return playLesson(cmd, cfg, args[0], presenter)
 			}
 			return play(cmd, args[0], cfg.Options().Seed, traceFormat == "json" || (stateFormat == "json" && traceFormat == ""), stateFormat != "")
 		},
@@ -87,7 +88,7 @@ notes for the instructor above the narration (P toggles it).`,
 	cmd.Flags().StringVar(&traceFormat, "trace", "", "event output: text (default) or json")
 	cmd.Flags().StringVar(&stateFormat, "state", "", "print the final state: text or json")
 	cmd.Flags().StringVar(&path, "path", "", "play a path of chapters (e.g. workshop; or a .path file) one after another")
-	cmd.Flags().BoolVar(&presenter, "presenter", false, "open the lab in the presenter view: each step's notes for the instructor (P toggles it)")
+	cmd.Flags().BoolVar(&presenter, "presenter", false, "open the lab in the presenter view: each step's notes for the instructor (P toggles it); headless, print them in the transcript")
 	return cmd
 }
 
@@ -179,7 +180,7 @@ func fileProblem(err error) string {
 func playLessonTUI(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
 	l, err := findLesson(name)
 	if err != nil {
-		return playLesson(cmd, cfg, name)
+		return playLesson(cmd, cfg, name, presenter)
 	}
 	opt, err := lessonOptions(cfg)
 	if err != nil {
