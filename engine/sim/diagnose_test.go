@@ -112,7 +112,7 @@ func TestDiagnosisIsJudgedByTheChecker(t *testing.T) {
 // the same steps and the same anomalies; the world itself is unchanged.
 // Over the lab's seeded fault schedules, as a property.
 func TestReplayWithTheSameProducerReproducesTheHistory(t *testing.T) {
-	for seed := uint64(1); seed <= uint64(labRuns(t, 60)); seed++ {
+	for seed := uint64(1); seed <= uint64(labRuns(t, 30)); seed++ {
 		for _, line := range []string{"producer p1 plain", "producer p1 acks=1", "producer p1"} {
 			w := New(seed)
 			for _, c := range LabSchedule(seed, line, 30, LabAll) {
