@@ -26,7 +26,7 @@ func TestPathCommands(t *testing.T) {
 	}{
 		{"list shows the path", []string{"lessons", "list"}, 0, "Path workshop: Exactly-once in 90 minutes (10 chapters, 90 min)", ""},
 		{"play the workshop headless", []string{"play", "--path", "workshop", "--headless"}, 0, "=== workshop: 10 chapters, 90 min, every check holds", ""},
-		{"not a terminal: the transcripts", []string{"play", "--path", "workshop"}, 0, "=== 1/10 · chapter 1 · 6 min (0-6)", ""},
+		{"not a terminal: the transcripts", []string{"play", "--path", "workshop"}, 0, "=== 1/10 · chapter 1 · 7 min (0-7)", ""},
 		{"an unknown path", []string{"play", "--path", "worksop"}, 2, "", `no path "worksop"`},
 		{"a path and a lesson", []string{"play", "--path", "workshop", "7"}, 2, "", "--path plays a path: give no lesson or script besides it"},
 		{"a path file with an unknown chapter", []string{"play", "--path", bad}, 2, "", bad + `:5: path: no lesson "99"`},
