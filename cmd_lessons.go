@@ -25,20 +25,21 @@ lesson files written by hand (docs/lessons.md).`,
 	}
 	list := &cobra.Command{
 		Use:   "list",
-		Short: "List the chapters with their steps",
+		Short: "List the chapters with their steps, then the paths",
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return listLessons(cmd, cfg) },
 	}
 	check := &cobra.Command{
 		Use:   "check FILE...",
-		Short: "Check lesson files: format, commands, panels, expectations, then play them",
+		Short: "Check lesson files (format, commands, panels, expectations, then play them) and path files",
 		Long: `check reads each lesson file and reports every problem as file:line: message —
 unknown verbs (with a suggestion), bad panel names, expectations on producers,
 consumers or partitions the lesson never creates, malformed predictions and
 challenges. A file that reads cleanly is then played headless, and every
 expectation that does not hold, or a prediction no choice of which matches
-what the engine did, is reported the same way. Exit status 1 if anything
-is wrong.`,
+what the engine did, is reported the same way. A path file (.path) is
+checked for its format and for chapters that exist. Exit status 1 if
+anything is wrong.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return checkLessons(cmd, cfg, args) },
 	}
@@ -66,7 +67,7 @@ func listLessons(cmd *cobra.Command, cfg *config) error {
 	}
 	w.Flush()
 	fmt.Fprintln(cmd.OutOrStdout(), "\nPlay one with: eoslab play CH (or NAME, or a lesson file); add --headless for a transcript.")
-	return nil
+	return listPaths(cmd.OutOrStdout())
 }
 
 func stepCounts(l *lesson.Lesson) string {
@@ -91,6 +92,10 @@ func stepCounts(l *lesson.Lesson) string {
 func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 	bad := false
 	for _, f := range files {
+		if lessons.IsPathFile(f) {
+			bad = !checkPath(cmd, f) || bad
+			continue
+		}
 		l, err := loadLesson(f)
 		if err != nil {
 			bad = true
@@ -143,7 +148,7 @@ func findLesson(name string) (*lesson.Lesson, error) {
 
 // playLesson plays a lesson headless: the transcript on stdout, failed
 // expectations on stderr, exit status 1 if any.
-func playLesson(cmd *cobra.Command, cfg *config, name string) error {
+func playLesson(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
 	l, err := findLesson(name)
 	if err != nil {
 		var errs lesson.Errors
@@ -157,7 +162,7 @@ func playLesson(cmd *cobra.Command, cfg *config, name string) error {
 	}
 	opt := cfg.Options()
 	reports, ok := lesson.NewPlayer(l, opt.Seed).PlayAll()
-	lesson.WriteTranscript(cmd.OutOrStdout(), l, reports, opt.ASCII)
+	lesson.WriteTranscriptWith(cmd.OutOrStdout(), l, reports, lesson.TranscriptOptions{ASCII: opt.ASCII, Notes: presenter})
 	if !ok {
 		for _, r := range reports {
 			for _, line := range r.Failures(l.File) {

@@ -20,10 +20,10 @@ import (
 )
 
 func newPlayCommand(cfg *config) *cobra.Command {
-	var headless bool
-	var traceFormat, stateFormat string
+	var headless, presenter bool
+	var traceFormat, stateFormat, path string
 	cmd := &cobra.Command{
-		Use:   "play SCRIPT|LESSON",
+		Use:   "play SCRIPT|LESSON | play --path PATH",
 		Short: "Play a script or a lesson: a transcript, or a lesson in the lab on autoplay",
 		Long: `play runs a script written in eoslab's command language (docs/commands.md)
 on a fresh world and prints a transcript: every command, then every event it
@@ -43,8 +43,25 @@ lesson step (p goes on); every key works as usual (p pauses, +/- change
 the pace). With --headless, or when standard output is
 not a terminal (a pipe, CI), a lesson prints its transcript instead: every
 step, its commands and events, the predictions marked by the engine, the
-checks; exit status 1 if a check fails.`,
-		Args: cobra.ExactArgs(1),
+checks; exit status 1 if a check fails.
+
+--path PATH plays a path — an ordered selection of chapters with a time for
+each, such as the 90-minute "workshop" (eoslab lessons list shows them), or
+a path file (.path, docs/lessons.md#paths) — in the lab from its first
+chapter, autoplay on; at each chapter's end n opens the path's next one.
+Headless, it prints every chapter's transcript in turn and exits 1 if any
+check fails. --presenter opens the lab in the presenter view: each step's
+notes for the instructor above the narration (P toggles it); headless, it
+prints the notes in the transcript, an instructor's copy.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if path != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("--path plays a path: give no lesson or script besides it (got %q)", args[0])
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if traceFormat != "" && traceFormat != "json" && traceFormat != "text" {
 				return fmt.Errorf("--trace must be json or text, not %q", traceFormat)
@@ -52,11 +69,17 @@ checks; exit status 1 if a check fails.`,
 			if stateFormat != "" && stateFormat != "json" && stateFormat != "text" {
 				return fmt.Errorf("--state must be json or text, not %q", stateFormat)
 			}
+			if path != "" {
+				if !headless && isTerminal(cmd.OutOrStdout()) {
+					return playPathTUI(cmd, cfg, path, presenter)
+				}
+				return playPath(cmd, cfg, path, presenter)
+			}
 			if lessons.IsLesson(args[0]) {
 				if !headless && isTerminal(cmd.OutOrStdout()) {
-					return playLessonTUI(cmd, cfg, args[0])
+					return playLessonTUI(cmd, cfg, args[0], presenter)
 				}
-				return playLesson(cmd, cfg, args[0])
+				return playLesson(cmd, cfg, args[0], presenter)
 			}
 			return play(cmd, args[0], cfg.Options().Seed, traceFormat == "json" || (stateFormat == "json" && traceFormat == ""), stateFormat != "")
 		},
@@ -64,6 +87,8 @@ checks; exit status 1 if a check fails.`,
 	cmd.Flags().BoolVar(&headless, "headless", false, "print a lesson's transcript instead of opening the lab (the default when stdout is not a terminal; scripts are always headless)")
 	cmd.Flags().StringVar(&traceFormat, "trace", "", "event output: text (default) or json")
 	cmd.Flags().StringVar(&stateFormat, "state", "", "print the final state: text or json")
+	cmd.Flags().StringVar(&path, "path", "", "play a path of chapters (e.g. workshop; or a .path file) one after another")
+	cmd.Flags().BoolVar(&presenter, "presenter", false, "open the lab in the presenter view: each step's notes for the instructor (P toggles it); headless, print them in the transcript")
 	return cmd
 }
 
@@ -152,15 +177,30 @@ func fileProblem(err error) string {
 // playLessonTUI opens the lab on a lesson at its first step, autoplay on
 // at the speed setting (--speed). A lesson that cannot be read is
 // reported as the headless path reports it.
-func playLessonTUI(cmd *cobra.Command, cfg *config, name string) error {
+func playLessonTUI(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
 	l, err := findLesson(name)
 	if err != nil {
-		return playLesson(cmd, cfg, name)
+		return playLesson(cmd, cfg, name, presenter)
 	}
 	opt, err := lessonOptions(cfg)
 	if err != nil {
 		return err
 	}
-	opt.Open, opt.Autoplay = l, true
+	opt.Open, opt.Autoplay, opt.Presenter = l, true, presenter
+	return app.Run(opt, screenFlags(cmd, cfg).program()...)
+}
+
+// playPathTUI opens the lab on a path's first chapter, autoplay on; the
+// lab then leads from each chapter of the path to the next.
+func playPathTUI(cmd *cobra.Command, cfg *config, name string, presenter bool) error {
+	p, err := findPath(cmd, name)
+	if err != nil {
+		return err
+	}
+	opt, err := lessonOptions(cfg)
+	if err != nil {
+		return err
+	}
+	opt.Path, opt.Autoplay, opt.Presenter = p, true, presenter
 	return app.Run(opt, screenFlags(cmd, cfg).program()...)
 }

@@ -5,9 +5,12 @@
 // print its Name, exactly as Kafka spells it in Errors.java.
 //
 // Retriable follows the exception class Kafka maps the code to (a subclass
-// of RetriableException or not). The client's reaction is a separate
-// matter: the transaction manager retries CONCURRENT_TRANSACTIONS although
-// its exception is not a RetriableException; engine/client models that.
+// of RetriableException or not): ConcurrentTransactionsException is one,
+// as are UnstableOffsetCommitException and the InvalidMetadataException
+// family (NETWORK_EXCEPTION, KAFKA_STORAGE_ERROR). The client's reaction is
+// a separate matter, modelled in engine/client: the transaction manager
+// retries what is retriable and turns some other codes into abortable or
+// fatal errors.
 package kerr
 
 import (
@@ -87,7 +90,7 @@ var table = map[Code]info{
 	InvalidTxnState:                    {"INVALID_TXN_STATE", false, "The request is not valid in the transaction's current state."},
 	InvalidProducerIDMapping:           {"INVALID_PRODUCER_ID_MAPPING", false, "The producer id does not belong to the transactional id."},
 	InvalidTransactionTimeout:          {"INVALID_TRANSACTION_TIMEOUT", false, "The transaction timeout is above transaction.max.timeout.ms or not positive."},
-	ConcurrentTransactions:             {"CONCURRENT_TRANSACTIONS", false, "The coordinator is still completing an earlier transition for this id."},
+	ConcurrentTransactions:             {"CONCURRENT_TRANSACTIONS", true, "The coordinator is still completing an earlier transition for this id."},
 	TransactionCoordinatorFenced:       {"TRANSACTION_COORDINATOR_FENCED", false, "A newer coordinator has taken over this transactional id."},
 	TransactionalIDAuthorizationFailed: {"TRANSACTIONAL_ID_AUTHORIZATION_FAILED", false, "Not authorized to use this transactional id."},
 	KafkaStorageError:                  {"KAFKA_STORAGE_ERROR", true, "The leader's log directory failed."},

@@ -22,7 +22,10 @@ func TestCodesMatchFranzGo(t *testing.T) {
 		if ke.Message != c.Name() && !(c == NotLeaderOrFollower && ke.Message == "NOT_LEADER_FOR_PARTITION") {
 			t.Errorf("code %d: name %q, franz-go says %q", c, c.Name(), ke.Message)
 		}
-		if ke.Retriable != c.Retriable() {
+		// franz-go does not retry CONCURRENT_TRANSACTIONS; Kafka's
+		// ConcurrentTransactionsException extends RetriableException, and
+		// TransactionManager's handlers retry it as such.
+		if ke.Retriable != c.Retriable() && c != ConcurrentTransactions {
 			t.Errorf("%s: retriable %v, franz-go says %v", c.Name(), c.Retriable(), ke.Retriable)
 		}
 	}
@@ -41,5 +44,17 @@ func TestParseAndString(t *testing.T) {
 	}
 	if got := Code(999).Name(); got != "UNKNOWN_ERROR_999" {
 		t.Fatalf("unknown code name = %q", got)
+	}
+}
+
+// Retriability follows the Java exception class (Errors.java maps code 51
+// to ConcurrentTransactionsException, a RetriableException; code 88 to
+// UnstableOffsetCommitException, one too); the producer-state codes are not.
+func TestRetriableFollowsKafkasExceptions(t *testing.T) {
+	for c, want := range map[Code]bool{ConcurrentTransactions: true, UnstableOffsetCommit: true, NetworkException: true,
+		KafkaStorageError: true, OutOfOrderSequenceNumber: false, InvalidProducerEpoch: false, ProducerFenced: false, TransactionAbortable: false} {
+		if c.Retriable() != want {
+			t.Errorf("%s: retriable %v, want %v", c, c.Retriable(), want)
+		}
 	}
 }

@@ -14,6 +14,13 @@ func TestParseErrors(t *testing.T) {
 	)
 	tests := []struct{ line, want string }{
 		{"sned p1 orders-0 1", `t.eos:1:1: unknown command "sned", did you mean "send"?`},
+		{"diagnose duplicat orders-0 1", `t.eos:1:10: diagnose: unknown anomaly "duplicat", did you mean "duplicate"? (the checker's names: duplicate, lost, reordered, zombie_write, aborted_read, read_past_LSO)`},
+		{"diagnose zombie orders-0 1", `t.eos:1:10: diagnose: unknown anomaly "zombie", did you mean "zombie_write"? (the checker's names: duplicate, lost, reordered, zombie_write, aborted_read, read_past_LSO)`},
+		{"diagnose lost orders-0", "t.eos:1:23: diagnose: missing OFFSET (usage: diagnose ANOMALY TOPIC-PARTITION OFFSET)"},
+		{"diagnose lost orders-0 x", `t.eos:1:24: diagnose: OFFSET must be a non-negative integer, got "x"`},
+		{"diagnose lost orders-0 1 extra", `t.eos:1:26: diagnose: unexpected word "extra" (usage: diagnose ANOMALY TOPIC-PARTITION OFFSET)`},
+		{"replay", "t.eos:1:7: replay: missing NAME (usage: replay NAME [idempotent | plain | transactional=TXN_ID] [KEY=VALUE ...])"},
+		{"replay app ack=all", `t.eos:1:12: replay: unknown config key "ack", did you mean "acks"?`},
 		{"Send p1 orders-0 1", `t.eos:1:1: unknown command "Send", did you mean "send"?`},
 		{"adv 1s", `t.eos:1:1: unknown command "adv", did you mean "advance"?`},
 		{"frobnicate", `t.eos:1:1: unknown command "frobnicate"`},

@@ -84,6 +84,8 @@ var roundTripCorpus = []string{
 	"lose markers orders-0", "delay markers orders-2",
 	"failover coordinator tx-1", `failover coordinator "tx one"`,
 	"effect app \"charge card 17\"", "effect app email",
+	"diagnose duplicate orders-0 4", `diagnose "zombie write" orders-1 0`, "diagnose READ_PAST_LSO my-topic-2 9223372036854775807",
+	"replay app", "replay app acks=all enable.idempotence=true", "replay app plain acks=1", "replay t transactional=tx-1",
 }
 
 func TestFormatRoundTrip(t *testing.T) {

@@ -151,5 +151,7 @@ func checkLimits(t *testing.T, c Command) {
 	case *TxnTool:
 		in(limStartOffset, c.StartOffset)
 		optional(limBrokerID, c.Broker)
+	case *Diagnose:
+		in(limOffset, c.Offset)
 	}
 }

@@ -42,6 +42,7 @@ const (
 	limMaxPollInterval
 	limConn
 	limAtMs
+	limOffset
 	numLimits
 )
 
@@ -82,6 +83,7 @@ var limitTable = [numLimits]Limit{
 	limMaxPoll:         {What: "consumer max.poll.records=", Min: 1, Max: maxRecords, Why: "as many records as one batch may hold"},
 	limConn:            {What: "arrive CONN", Min: 1, Max: math.MaxInt32, Why: "eoslab serve numbers its connections with an int32"},
 	limAtMs:            {What: "arrive at=", Min: 0, Max: 100 * 365 * 24 * 3600 * 1000, Why: "100 years of logical time, in milliseconds"},
+	limOffset:          {What: "diagnose OFFSET", Min: 0, Max: math.MaxInt64, Why: "an int64 offset, as in the batch header"},
 }
 
 // Limits lists every bounded number of the language, for documentation.

@@ -32,6 +32,7 @@ var limitUse = map[limitID][]string{
 	limMaxPollInterval: {"consumer c1 read_committed orders-0 max.poll.interval.ms=%s"},
 	limConn:            {"arrive %s 1 Produce at=0 data=AAAAAAAAAAD//w==", "hangup %s at=0"},
 	limAtMs:            {"arrive 1 1 Produce at=%s data=AAAAAAAAAAD//w==", "hangup 1 at=%s"},
+	limOffset:          {"diagnose duplicate orders-0 %s"},
 }
 
 // above renders the number just past a bound, also past int64.

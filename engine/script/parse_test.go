@@ -158,7 +158,7 @@ func TestVerbsCoverTable(t *testing.T) {
 		"delay request", "delay response", "restart producer", "pause", "resume", "restart broker",
 		"kill broker", "failover", "advance", "reset connection", "fail request", "begin", "commit", "abort", "consumer", "restart consumer", "poll", "seek", "send-offsets",
 		"lose markers", "delay markers", "effect",
-		"transactions describe-producers", "transactions find-hanging", "transactions abort"}
+		"transactions describe-producers", "transactions find-hanging", "transactions abort", "diagnose", "replay"}
 	for _, v := range want {
 		if !seen[v] {
 			t.Errorf("Verbs() lacks %q", v)

@@ -77,6 +77,10 @@ var verbTable = []verbSpec{
 	{Usage{"arrive", "arrive CONN BROKER API at=MS data=BASE64",
 		"a real client's request, as eoslab serve received it"}, parseArrive},
 	{Usage{"hangup", "hangup CONN at=MS", "a real client's connection closes"}, parseHangup},
+	{Usage{"diagnose", "diagnose ANOMALY TOPIC-PARTITION OFFSET",
+		"name an anomaly of the history (duplicate, lost, reordered, zombie_write, aborted_read, read_past_LSO) at an offset: the checker judges it"}, parseDiagnose},
+	{Usage{"replay", "replay NAME [idempotent | plain | transactional=TXN_ID] [KEY=VALUE ...]",
+		"play the history again from its start with producer NAME configured so, and count what the checker finds"}, parseReplay},
 }
 
 // Verbs lists every verb spelling with its usage, in table order.

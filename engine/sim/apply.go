@@ -84,8 +84,10 @@ func (w *World) startJob(c script.Command, j *Job) bool {
 	switch c := c.(type) {
 	case *script.Step:
 		j.kind, j.left = jobStep, max(c.N, 1)
+		w.record(action{kind: actInput, cmd: c})
 	case *script.Run:
 		j.kind = jobRun
+		w.record(action{kind: actInput, cmd: c})
 	case *script.Advance:
 		j.kind, j.deadline = jobAdvance, w.now+c.Ms
 		w.announceAdvance(c.Ms)
@@ -239,6 +241,10 @@ func (w *World) applyNow(c script.Command) error {
 		return w.arrive(c)
 	case *script.Hangup:
 		return w.hangup(c)
+	case *script.Diagnose:
+		return w.diagnose(c)
+	case *script.Replay:
+		return w.replayWith(c)
 	}
 	return fmt.Errorf("%s is not supported by this world", c.Verb())
 }

@@ -21,6 +21,7 @@ type Anomaly struct {
 	Producer  string
 	Offsets   []int64
 	Serials   []int64
+	Count     int32 // reordered, zombie write: the records of the batch at Offsets[0] (Covers)
 	Step      int
 	Text      string
 }
@@ -336,7 +337,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 		data := pc.log.Batch(i)
 		if h.ProducerEpoch-data.Header.ProducerEpoch > slack {
 			c.report(w, Anomaly{Name: "zombie write", Partition: tp.String(), Producer: fmt.Sprint(data.Header.ProducerID),
-				Offsets: []int64{data.Header.BaseOffset, h.BaseOffset},
+				Offsets: []int64{data.Header.BaseOffset, h.BaseOffset}, Count: data.Header.RecordsCount,
 				Text: fmt.Sprintf("%s: a batch of producer id %d written with epoch %d at offset %d is committed by a marker of epoch %d: a fenced instance's write became visible",
 					tp, data.Header.ProducerID, data.Header.ProducerEpoch, data.Header.BaseOffset, h.ProducerEpoch)})
 		}
@@ -381,7 +382,7 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 		}
 		if reordered {
 			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
-				Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial},
+				Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial}, Count: b.Header.RecordsCount,
 				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
 		}
 	}

@@ -128,6 +128,9 @@ func (w *World) clone(live bool) *World {
 	}
 
 	c.check = w.check.clone(cl)
+	// Diagnoses are only appended to and a replay's result never changes:
+	// both are shared.
+	c.diagnoses, c.lastReplay = w.diagnoses[:len(w.diagnoses):len(w.diagnoses)], w.lastReplay
 	cl.cloneViews(w, c)
 	if !live {
 		c.arena = hist.Arena{} // never used: a checkpoint is only copied

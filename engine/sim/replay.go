@@ -19,6 +19,10 @@ const (
 	// items and moves the periodic tasks past boundaries where they did
 	// nothing, and the world replayed must look the same way.
 	actIdle
+	// actInput is a command that takes steps (step, run), noted when it
+	// starts: its steps follow as actStep entries. Replaying it changes
+	// nothing; it keeps the commands as given, for `replay`.
+	actInput
 )
 
 // action is one entry of the world's history; replaying the history on a
@@ -296,6 +300,7 @@ func (r *World) replay(a action) {
 		r.announceAdvance(a.at)
 	case actClock:
 		r.now = max(r.now, a.at)
+	case actInput:
 	}
 	r.record(a)
 	r.flush()

@@ -26,8 +26,10 @@ type Snapshot struct {
 	Consumers    []ConsumerView
 	Groups       []GroupView
 	Effects      []Effect
-	LastDecision *trace.Event // the most recent produce.decision, if any
-	Due          bool         // something is due: step would do something
+	Diagnoses    []Diagnosis   // every `diagnose` so far, judged
+	Replay       *ReplayResult // what the last `replay` found, nil if none
+	LastDecision *trace.Event  // the most recent produce.decision, if any
+	Due          bool          // something is due: step would do something
 }
 
 // BrokerView is one broker.
@@ -189,7 +191,8 @@ type MessageView struct {
 
 // Snapshot captures the world now.
 func (w *World) Snapshot() *Snapshot {
-	s := &Snapshot{Step: w.steps, TimeMs: w.now, Seed: w.seed, Cluster: w.cluster, Anomalies: w.check.sharedAnomalies()}
+	s := &Snapshot{Step: w.steps, TimeMs: w.now, Seed: w.seed, Cluster: w.cluster, Anomalies: w.check.sharedAnomalies(),
+		Diagnoses: w.diagnoses[:len(w.diagnoses):len(w.diagnoses)], Replay: w.lastReplay} // append-only: shared
 	for _, b := range w.brokers {
 		s.Brokers = append(s.Brokers, BrokerView{ID: b.ID, Alive: b.Alive()})
 	}

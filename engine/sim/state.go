@@ -92,6 +92,14 @@ func (s *Snapshot) StateJSON() []byte {
 		Fatal      string `json:"fatal_error"`
 		TxnState   string `json:"txn_state,omitempty"`
 	}
+	type diagnosis struct {
+		Name      string `json:"name"`
+		Partition string `json:"partition"`
+		Offset    int64  `json:"offset"`
+		Step      int    `json:"step"`
+		Right     bool   `json:"right"`
+		Anomaly   int    `json:"anomaly"`
+	}
 	type anomaly struct {
 		Name      string  `json:"name"`
 		Partition string  `json:"partition"`
@@ -111,6 +119,9 @@ func (s *Snapshot) StateJSON() []byte {
 		Groups       []group    `json:"groups"`
 		Effects      []effect   `json:"effects"`
 		Anomalies    []anomaly  `json:"anomalies"`
+		// Only once a history is diagnosed or replayed (docs/trace.md).
+		Diagnoses []diagnosis     `json:"diagnoses,omitempty"`
+		Replay    json.RawMessage `json:"replay,omitempty"`
 	}{Kind: "state", Step: s.Step, TimeMs: s.TimeMs, Seed: s.Seed, Producers: []prod{}, Partitions: []part{},
 		Transactions: []txnState{}, Consumers: []consumer{}, Groups: []group{}, Effects: []effect{}, Anomalies: []anomaly{}}
 	for _, p := range s.Producers {
@@ -163,6 +174,12 @@ func (s *Snapshot) StateJSON() []byte {
 	}
 	for _, a := range s.Anomalies {
 		out.Anomalies = append(out.Anomalies, anomaly{a.Name, a.Partition, a.Producer, a.Offsets, a.Serials})
+	}
+	for _, d := range s.Diagnoses {
+		out.Diagnoses = append(out.Diagnoses, diagnosis{d.Name, d.Partition, d.Offset, d.Step, d.Right, d.Anomaly})
+	}
+	if s.Replay != nil {
+		out.Replay = s.Replay.replayJSON()
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -154,6 +154,9 @@ type World struct {
 	lastDecEvt        *trace.Event // the last decision, when events are not kept
 	// Real clients (eoslab serve); nil without any.
 	ext *extWorld
+
+	diagnoses  []Diagnosis   // every `diagnose`, judged (diagnose.go)
+	lastReplay *ReplayResult // what the last `replay` found, nil if none
 }
 
 // New creates a world with the default cluster.
@@ -177,6 +180,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)
 	w.compactAt = compactSlack
 	w.check = newChecker()
+	w.diagnoses, w.lastReplay = nil, nil // they judged the checker just dropped
 	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
 	w.tx = newTxnWorld()
 	pcfg := partition.Config{SegmentBytes: c.SegmentBytes}

@@ -113,14 +113,53 @@ var fields = map[string][]string{
 	"consumers":    {"name", "isolation", "group", "positions", "read", "values", "offsets"},
 	"groups":       {"group", "committed", "generation", "members"},
 	"decision":     {"outcome", "error", "path", "partition", "producer_id", "producer_epoch", "base_sequence", "last_sequence", "record_count", "transactional", "base_offset", "producer", "broker"},
+	"diagnoses":    {"name", "partition", "offset", "step", "right", "anomaly"},
 }
 
-var roots = []string{"step", "time_ms", "producers", "partitions", "transactions", "consumers", "groups", "effects", "anomalies", "decision", "events"}
+var roots = []string{"step", "time_ms", "producers", "partitions", "transactions", "consumers", "groups", "effects", "anomalies", "decision", "events",
+	"diagnoses", "diagnosed", "misdiagnosed", "undiagnosed", "replay"}
+
+// replayKeys are what a replay says about itself, besides the replayed
+// world's state (docs/trace.md).
+var replayKeys = []string{"command", "producer", "steps", "errors", "first_error"}
+
+// stateRoots are the roots a replay's state has too: replay.partitions.…
+var stateRoots = []string{"step", "time_ms", "producers", "partitions", "transactions", "consumers", "groups", "effects", "anomalies"}
 
 func checkPath(path []string) error {
 	root := path[0]
 	if !slices.Contains(roots, root) {
 		return fmt.Errorf("unknown path %s%s (roots: %s)", script.Quote(strings.Join(path, ".")), suggest(root, roots), strings.Join(roots, ", "))
+	}
+	switch root {
+	case "diagnosed", "undiagnosed":
+		if len(path) > 2 {
+			return fmt.Errorf("%s.NAME is a count: nothing below it", root)
+		}
+		if len(path) == 2 && !slices.Contains(script.AnomalyNames, path[1]) {
+			return fmt.Errorf("%s: no anomaly %s%s (the checker's names: %s)", root, script.Quote(path[1]), suggest(path[1], script.AnomalyNames), strings.Join(script.AnomalyNames, ", "))
+		}
+		return nil
+	case "misdiagnosed":
+		if len(path) > 1 {
+			return fmt.Errorf("misdiagnosed is a count: nothing below it")
+		}
+		return nil
+	case "replay":
+		if len(path) < 2 {
+			return fmt.Errorf("replay needs a field, e.g. replay.anomalies or replay.partitions.orders-0.values")
+		}
+		if slices.Contains(replayKeys, path[1]) {
+			if len(path) > 2 {
+				return fmt.Errorf("replay.%s is a value: nothing below it", path[1])
+			}
+			return nil
+		}
+		if !slices.Contains(stateRoots, path[1]) {
+			all := append(slices.Clone(replayKeys), stateRoots...)
+			return fmt.Errorf("replay has no %s%s (a replay has %s)", script.Quote(path[1]), suggest(path[1], all), strings.Join(all, ", "))
+		}
+		return checkPath(path[1:])
 	}
 	switch root {
 	case "step", "time_ms":
@@ -171,6 +210,9 @@ func NewView(s *sim.Snapshot, tr []trace.Event, stepStart int) *View {
 		panic("state JSON does not decode: " + err.Error())
 	}
 	derive(state)
+	if rm, ok := state["replay"].(map[string]any); ok {
+		derive(rm)
+	}
 	return &View{state: state, trace: tr, stepStart: min(stepStart, len(tr))}
 }
 
@@ -235,20 +277,78 @@ func (v *View) Resolve(path []string) (any, error) {
 		}
 		return nil, fmt.Errorf("no produce decision yet")
 	case "anomalies", "effects":
-		list := asList(v.state[path[0]])
-		if len(path) == 1 || path[1] == "count" {
-			return float64(len(list)), nil
+		return countNamed(v.state[path[0]], path[1:]), nil
+	case "diagnosed", "undiagnosed", "misdiagnosed":
+		return v.diagnosis(path), nil
+	case "diagnoses":
+		return walk(orEmpty(v.state["diagnoses"]), path[1:], path[0])
+	case "replay":
+		rm, ok := v.state["replay"].(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("no replay yet (the replay command makes one)")
 		}
-		n := 0
-		for _, a := range list {
-			am, _ := a.(map[string]any)
-			if am["name"] == strings.ReplaceAll(path[1], "_", " ") || am["app"] == path[1] {
-				n++
-			}
+		if path[1] == "anomalies" || path[1] == "effects" {
+			return countNamed(rm[path[1]], path[2:]), nil
 		}
-		return float64(n), nil
+		return walk(rm[path[1]], path[2:], "replay."+path[1])
 	}
 	return walk(v.state[path[0]], path[1:], path[0])
+}
+
+// countNamed counts a list's elements, or those named name (an anomaly
+// by its name, spelt with _ for spaces; an effect by its application).
+func countNamed(list any, rest []string) float64 {
+	l := asList(list)
+	if len(rest) == 0 || rest[0] == "count" {
+		return float64(len(l))
+	}
+	n := 0
+	for _, a := range l {
+		am, _ := a.(map[string]any)
+		if am["name"] == strings.ReplaceAll(rest[0], "_", " ") || am["app"] == rest[0] {
+			n++
+		}
+	}
+	return float64(n)
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return []any{}
+	}
+	return v
+}
+
+// diagnosis counts for diagnosed[.NAME] (distinct anomalies named right),
+// undiagnosed[.NAME] (anomalies found and not named right yet) and
+// misdiagnosed (diagnoses the engine judged wrong).
+func (v *View) diagnosis(path []string) float64 {
+	named := map[int]bool{}
+	wrong := 0
+	for _, d := range asList(v.state["diagnoses"]) {
+		dm, _ := d.(map[string]any)
+		if dm["right"] != true {
+			wrong++
+			continue
+		}
+		if i, ok := dm["anomaly"].(float64); ok {
+			named[int(i)] = true
+		}
+	}
+	if path[0] == "misdiagnosed" {
+		return float64(wrong)
+	}
+	n := 0
+	for i, a := range asList(v.state["anomalies"]) {
+		am, _ := a.(map[string]any)
+		if len(path) == 2 && am["name"] != strings.ReplaceAll(path[1], "_", " ") {
+			continue
+		}
+		if named[i] == (path[0] == "diagnosed") {
+			n++
+		}
+	}
+	return float64(n)
 }
 
 func walk(cur any, path []string, at string) (any, error) {
@@ -433,7 +533,14 @@ func (p *parser) checkActors(l *Lesson) {
 			a.consumers[c.Name] = true
 		}
 	}
-	check := func(e Expect) {
+	var check func(e Expect)
+	check = func(e Expect) {
+		if len(e.Path) > 2 && e.Path[0] == "replay" {
+			// The replay plays the same commands: the same names.
+			e.Path = e.Path[1:]
+			check(e)
+			return
+		}
 		if len(e.Path) < 2 || e.Path[1] == "count" || e.Path[1] == "*" {
 			return
 		}

@@ -33,6 +33,7 @@ import (
 //	```goal       a challenge's checklist: "text => predicates"
 //	```hint       one hint (several blocks give tiers)
 //	```solution   commands that reach the goal
+//	```presenter  notes for the instructor: misconception, ask, answers (notes.go)
 //
 // Everything is checked when the file is read: a lesson with an error is
 // not loaded at all.
@@ -192,7 +193,7 @@ func Parse(file string, src []byte) (*Lesson, error) {
 }
 
 // blockNames are the lesson's own blocks.
-var blockNames = []string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution"}
+var blockNames = []string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution", "presenter"}
 
 // narrationLanguages are languages a code block of the narration may be
 // tagged with that are as near a block's name as a typo is (go and
@@ -379,6 +380,8 @@ func (p *parser) block(st *Step, info string, line int, body []string) bool {
 	case "solution":
 		ch := p.challenge(st)
 		ch.Solution = append(ch.Solution, p.commands(line, body)...)
+	case "presenter":
+		p.notes(st, line, body)
 	default:
 		return false
 	}

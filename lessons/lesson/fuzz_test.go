@@ -20,6 +20,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(head + "## S\n```eos\nproducer p1\nsend p1 orders-0 1\n```\n```expect\nproducers.p1.producer_id >= 0\n```\n"))
 	f.Add([]byte(head + "## S\n```predict\n? Q\n- a => decision.outcome == append\n- b => decision.outcome == duplicate\n```\n```reveal\nrun\n```\n"))
 	f.Add([]byte(head + "## S\n```goal\n- x => step >= 1\n```\n```hint\nh\n```\n```solution\nrun\n```\n"))
+	f.Add([]byte(head + "## S\n```presenter\nmisconception: m\n  more\nask: q\nanswers: a\nanswer: b\n```\n```presenter\n```\n"))
 	f.Add([]byte(head + "## S\n```expectt\nx\n```\n```eos extra\nrun\n```\n```\x1b\xff\n```\n"))
 	f.Add([]byte("---\nchapter: 99999999999999999999\ntitle: \"\nsummary: '\npanels: [window, bytes]\n---\n## S\nfocus: window\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {

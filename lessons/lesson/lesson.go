@@ -58,6 +58,7 @@ type Step struct {
 	Expect     []Expect
 	Prediction *Prediction    // Kind Predict
 	Challenge  *ChallengeSpec // Kind Challenge
+	Notes      *Notes         // presenter notes, nil if none (never shown to the learner)
 }
 
 // FromScript makes a lesson of a command-language script: each group of

@@ -13,6 +13,20 @@ import (
 // engine, the goals and expectations with ✓ or ✗ (or [ok]/[FAIL] when
 // ascii is set).
 func WriteTranscript(w io.Writer, l *Lesson, reports []StepReport, ascii bool) {
+	WriteTranscriptWith(w, l, reports, TranscriptOptions{ASCII: ascii})
+}
+
+// TranscriptOptions choose what a transcript shows besides the run.
+type TranscriptOptions struct {
+	ASCII bool
+	// Notes prints each step's presenter notes after its narration, for
+	// an instructor's copy (`play --headless --presenter`).
+	Notes bool
+}
+
+// WriteTranscriptWith is WriteTranscript with options.
+func WriteTranscriptWith(w io.Writer, l *Lesson, reports []StepReport, o TranscriptOptions) {
+	ascii := o.ASCII
 	yes, no := "✓", "✗"
 	if ascii {
 		yes, no = "[ok]", "[FAIL]"
@@ -40,6 +54,13 @@ func WriteTranscript(w io.Writer, l *Lesson, reports []StepReport, ascii bool) {
 		fmt.Fprintln(w)
 		if st.Narration != "" {
 			fmt.Fprintf(w, "%s\n", indent(st.Narration))
+		}
+		if n := st.Notes; o.Notes && n != nil {
+			for _, f := range [][2]string{{"misconception", n.Misconception}, {"ask the room", n.Ask}, {"answers", n.Answers}} {
+				if f[1] != "" {
+					fmt.Fprintf(w, "  | presenter, %s: %s\n", f[0], f[1])
+				}
+			}
 		}
 		if st.Kind == Predict {
 			fmt.Fprintf(w, "  ? %s\n", st.Prediction.Question)

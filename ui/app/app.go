@@ -87,7 +87,9 @@ type Model struct {
 	status   string
 	tone     statusbar.Tone
 
-	showReplication bool // the timeline shows replication traffic unfolded
+	showReplication bool       // the timeline shows replication traffic unfolded
+	presenter       bool       // the lesson screen shows the presenter notes (kept from chapter to chapter)
+	path            *pathState // the path being played, nil if none (path.go)
 
 	autoplay bool
 	gen      int     // autoplay generation: ticks of an older one are ignored
@@ -108,7 +110,7 @@ func New(opt Options) (Model, error) {
 	if err != nil {
 		return Model{}, fmt.Errorf("reading the chapters: %w", err)
 	}
-	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate,
+	m := Model{opt: opt, st: st, keys: keys, lessons: lessons, done: map[int]bool{}, rate: opt.AutoplayRate, presenter: opt.Presenter,
 		md: markdown.New(profileOf(opt), markdown.Colours{Text: string(pal.Text), Accent: string(pal.Accent), Shade: string(pal.CRCShade), Faint: string(pal.Faint)}), help: newHelp(st)}
 	m.cmdbar = commandbar.New(st, keys, barVerbs(), barWords())
 	m.home = home.New(st, keys, opt.Logo)
@@ -135,6 +137,9 @@ func (m *Model) start() {
 		m.inspect = inspect.New(m.st, m.keys, m.opt.Inspect)
 		m.inspect.SetStandalone() // opened from the shell: q quits
 		m.screen = InspectScreen
+	case m.opt.Path != nil && len(m.opt.Path.Stops) > 0:
+		m.openPath(m.opt.Path)
+		return
 	case m.opt.Open != nil:
 		m.openGiven(m.opt.Open)
 		return

@@ -15,13 +15,20 @@ import (
 
 // FirstExample is the number from which a catalog numbers its example
 // scripts: they are listed apart from the chapters and not counted among
-// those to finish (Home's "3 of 24 done").
+// those to finish (Home's "3 of 26 done").
 const FirstExample = chapters.FirstExample
 
 // nextOf is the chapter after catalog index i in the same list — the
 // curriculum's next chapter, or the next example script — or -1 after
 // the last.
 func (m *Model) nextOf(i int) int {
+	if k := m.path.stopOf(i); k >= 0 {
+		// On a path, its next chapter (none after its last).
+		if k+1 < len(m.path.idx) {
+			return m.path.idx[k+1]
+		}
+		return -1
+	}
 	ex := chapters.IsExample(m.lessons[i])
 	for j := i + 1; j < len(m.lessons); j++ {
 		if chapters.IsExample(m.lessons[j]) == ex {
@@ -82,6 +89,9 @@ func (m Model) nextChapterKey() key.Binding {
 // nextChapterOffer is what the status bar adds at a lesson's end.
 func (m Model) nextChapterOffer() string {
 	i, ok := m.nextChapter()
+	if m.path.stopOf(m.lessonIdx) >= 0 && m.screen == LessonScreen && m.sess != nil && m.sess.Position().Done {
+		return m.pathOffer(i)
+	}
 	if !ok {
 		return ""
 	}
@@ -94,6 +104,9 @@ func (m *Model) openNextChapter() (tea.Cmd, bool) {
 	i, ok := m.nextChapter()
 	if !ok {
 		return nil, false
+	}
+	if m.path.stopOf(m.lessonIdx) >= 0 {
+		return m.openPathNext(i), true
 	}
 	m.openLesson(i, -1)
 	return m.saveProgress(), true

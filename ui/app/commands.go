@@ -57,6 +57,7 @@ var producerConfigKeys = []string{
 func barWords() commandbar.Words {
 	return commandbar.Words{
 		"ERROR":               script.RefusalErrors,
+		"ANOMALY":             script.AnomalyNames,
 		"KEY":                 producerConfigKeys,
 		"COUNT":               {"1", "2", "3", "5", "10"},
 		"N":                   {"1", "5", "10", "50"},

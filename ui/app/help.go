@@ -102,7 +102,7 @@ func (m Model) fullHelp() [][]key.Binding {
 	}
 	general := []key.Binding{k.Command, k.Answer, k.Help, k.Back, keymap.Relabel(k.Quit, "back"), k.ForceQuit}
 	if m.screen == LessonScreen {
-		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution, m.nextChapterKey()}, general[2:]...)
+		general = append([]key.Binding{k.Command, k.Answer, k.Hint, k.Solution, m.nextChapterKey(), k.Presenter}, general[2:]...)
 	}
 	story := []key.Binding{k.NextDecision, k.PrevDecision, k.StepEnd, k.StepStart, k.Abandoned, k.Replication}
 	if m.screen == LessonScreen {
@@ -261,6 +261,9 @@ func (m Model) statusLine() string {
 		}
 		if m.autoplay {
 			left += " · ▶ " + m.pace()
+		}
+		if note := m.pathNote(); note != "" {
+			left += " · " + note
 		}
 	}
 	right := fmt.Sprintf("seed %d", m.opt.Seed)

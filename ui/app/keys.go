@@ -218,6 +218,8 @@ func (m Model) labKey(k tea.KeyMsg) (tea.Model, tea.Cmd, bool) {
 	case key.Matches(k, m.keys.NextChapter):
 		cmd, ok := m.openNextChapter()
 		return m, cmd, ok
+	case key.Matches(k, m.keys.Presenter) && m.screen == LessonScreen:
+		m.togglePresenter()
 	default:
 		if f, ok := m.faultFor(k); ok {
 			m.proposeFault(f)

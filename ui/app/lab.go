@@ -95,6 +95,7 @@ func (m *Model) resumeLesson() {
 	m.stopAutoplay()
 	m.focusPartition, m.focusProducer = "", ""
 	m.lesson = lessonscreen.New(m.st, m.keys, m.md, m.lessons[m.lessonIdx])
+	m.lesson.SetPresenter(m.presenter)
 	m.screen, m.sess = LessonScreen, m.lessonSess
 	m.layout()
 	m.refresh(panel.Jump)

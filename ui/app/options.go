@@ -96,7 +96,14 @@ type Options struct {
 	// Autoplay starts autoplay on the lesson opened (instructor mode), at
 	// AutoplayRate. It pauses at predictions until they are answered.
 	Autoplay bool
-	Inspect  []inspect.File
+	// Path plays a path's chapters one after another from its first
+	// (`eoslab play --path NAME`): n at a chapter's end opens the path's
+	// next one. It takes precedence over Open and Chapter.
+	Path *lesson.Path
+	// Presenter opens lessons in the presenter view: each step's notes
+	// for the instructor above the narration (P toggles it).
+	Presenter bool
+	Inspect   []inspect.File
 	// Sample is what Home's "Inspect a segment file" opens.
 	Sample *inspect.File
 

@@ -38,8 +38,8 @@ type KeyMap struct {
 
 	// Lessons: answer a prediction; a challenge's next hint, its solution
 	// loaded into the command bar (not run); at a lesson's end, the next
-	// chapter.
-	Answer, Hint, Solution, NextChapter key.Binding
+	// chapter; the presenter view (the instructor's notes) on or off.
+	Answer, Hint, Solution, NextChapter, Presenter key.Binding
 
 	// The inspect screen: j/k walk the batch list as ← → do (they are a
 	// list's keys everywhere else), so the byte rows are ↑ ↓ only there.
@@ -114,6 +114,7 @@ func Default() KeyMap {
 		Hint:        bind("H", "next hint", "H"),
 		Solution:    bind("S", "solution into the command bar", "S"),
 		NextChapter: bind("n", "next chapter", "n"),
+		Presenter:   bind("P", "presenter notes", "P"),
 
 		NextBatch: bind("→/l/j", "next batch", "right", "l", "j"),
 		PrevBatch: bind("←/h/k", "previous batch", "left", "h", "k"),

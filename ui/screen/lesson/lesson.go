@@ -40,6 +40,9 @@ type Model struct {
 	head   string // the title line, composed by frame
 	page   string // the lines of text in view, composed by frame
 	shown  int    // the lesson step whose narration is rendered (-2: none yet)
+
+	presenter bool // the presenter view: the step's notes above the narration (presenter.go)
+	noteRows  int  // the rows the notes add to the narration's room
 }
 
 // Prompt is what the shown step asks of the learner, as the app found it
@@ -208,6 +211,7 @@ func (m Model) textRows() int {
 	if len(m.prompt.Hints) > 0 || m.prompt.Complete {
 		limit++ // and for the hints or the challenge's verdict
 	}
+	limit += m.noteRows // and for the presenter's notes
 	// Where the panels can be a grid with at least three lines of text
 	// above them, they stay one: the text scrolls instead (a command
 	// bar's error or hints once turned 120×40 into tabs). Otherwise they
@@ -233,7 +237,7 @@ func (m *Model) renderNarration() {
 			md = "_(this step has no narration: watch the panels)_"
 		}
 	}
-	m.text = append(m.promptLines(), strings.Split(m.md.Render(md, max(m.w-2, 10)), "\n")...)
+	m.text = append(append(m.presenterLines(), m.promptLines()...), strings.Split(m.md.Render(md, max(m.w-2, 10)), "\n")...)
 }
 
 // View draws the narration block above the panels.

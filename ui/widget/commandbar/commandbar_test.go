@@ -26,10 +26,11 @@ func newBar() Model {
 	}
 	verbs = append(verbs, Verb{"load", "load FILE", "play a script in"}, Verb{"help", "help [VERB]", "the commands"})
 	words := Words{
-		"ERROR": script.RefusalErrors,
-		"KEY":   {"acks", "retries", "enable.idempotence"},
-		"COUNT": {"1", "2", "3"},
-		"acks=": {"all", "1", "0"},
+		"ERROR":   script.RefusalErrors,
+		"ANOMALY": script.AnomalyNames,
+		"KEY":     {"acks", "retries", "enable.idempotence"},
+		"COUNT":   {"1", "2", "3"},
+		"acks=":   {"all", "1", "0"},
 	}
 	m := New(styles.New(r, styles.DefaultPalette()), keymap.Default(), verbs, words)
 	m.SetWidth(80)

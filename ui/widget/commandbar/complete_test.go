@@ -114,7 +114,7 @@ func TestCompletionByArgumentPosition(t *testing.T) {
 // Every verb's syntax in the language reads into at least one form, and
 // its placeholders are all known to the bar or plainly free text.
 func TestEverySyntaxReads(t *testing.T) {
-	free := []string{"NAME", "LABEL", "FILE", "DURATION", "N", "COUNT"}
+	free := []string{"NAME", "LABEL", "FILE", "DURATION", "N", "COUNT", "OFFSET"}
 	m := newBar()
 	for _, v := range m.Verbs() {
 		for _, f := range m.forms[v.Verb] {
