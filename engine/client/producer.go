@@ -185,7 +185,8 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch, initAt: env.Now(),
 	}
 	if cfg.TransactionalID != "" {
-		p.txn = &txnManager{state: Initializing, tv2: env.TransactionVersion() >= 2, added: map[msg.TP]bool{}}
+		tv := env.TransactionVersion()
+		p.txn = &txnManager{state: Initializing, tv2: tv >= 2, features: tv, added: map[msg.TP]bool{}}
 	}
 	if cfg.Idempotent {
 		env.Wake(env.Now())

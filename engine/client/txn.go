@@ -55,8 +55,13 @@ type pendingOffsets struct {
 
 // txnManager is the transactional half of a producer.
 type txnManager struct {
-	state     TxnState
+	state TxnState
+	// tv2: this transaction speaks transaction version 2. beginTransaction
+	// takes it from features, the finalized transaction.version the client
+	// last learned from a broker's ApiVersions answer, which it asks for on
+	// every new connection (TransactionManager.maybeUpdateTransactionV2Enabled).
 	tv2       bool
+	features  int
 	added     map[msg.TP]bool // partitions in the current transaction
 	toAdd     []msg.TP        // version 1: partitions waiting for AddPartitionsToTxn
 	offsets   []pendingOffsets
@@ -116,6 +121,14 @@ func (p *Producer) refuseTransition(call string, to TxnState, env Env) {
 	}
 }
 
+// LearnFeatures is an ApiVersions answer on a new connection: the cluster's
+// finalized transaction.version, which the next beginTransaction uses.
+func (p *Producer) LearnFeatures(transactionVersion int) {
+	if p.txn != nil {
+		p.txn.features = transactionVersion
+	}
+}
+
 // Begin is beginTransaction.
 func (p *Producer) Begin(env Env) {
 	t := p.txn
@@ -131,6 +144,7 @@ func (p *Producer) Begin(env Env) {
 		p.refuseTransition("beginTransaction", InTransaction, env)
 	default:
 		t.state, t.started, t.commit, t.lastError = InTransaction, false, false, kerr.None
+		t.tv2 = t.features >= 2
 		t.added, t.toAdd, t.offsets, t.groups = map[msg.TP]bool{}, nil, nil, nil
 		if env.Tracing() {
 			env.Emit(p.ev("txn.begin", "begins a transaction").With("producer_epoch", trace.Int(int64(p.epoch))))

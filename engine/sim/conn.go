@@ -182,6 +182,11 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	c := &connection{key: connKey{p, ps.n}, id: w.nextConn, ps: ps}
 	if p.opener.Client != "" {
 		c.slot, c.cons = w.producers[p.opener.Client], w.tx.cons[p.opener.Client]
+		if c.slot != nil && c.slot.p != nil {
+			// The client's first request on a connection is ApiVersions, whose
+			// answer carries the finalized features.
+			c.slot.p.LearnFeatures(w.cluster.TransactionVersion)
+		}
 	}
 	ps.c = c
 	w.conns[c.id] = c
