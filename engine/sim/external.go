@@ -246,7 +246,11 @@ func (w *World) arrive(c *script.Arrive) error {
 			Epoch: r.ProducerEpoch, Group: r.Group})
 	case *kmsg.TxnOffsetCommitRequest:
 		resp := r.ResponseKind().(*kmsg.TxnOffsetCommitResponse)
-		body := msg.TxnOffsetCommitRequest{TransactionalID: r.TransactionalID, Group: r.Group, ProducerID: r.ProducerID, Epoch: r.ProducerEpoch}
+		body := msg.TxnOffsetCommitRequest{TransactionalID: r.TransactionalID, Group: r.Group, ProducerID: r.ProducerID, Epoch: r.ProducerEpoch,
+			MemberID: "", GenerationID: -1}
+		if r.Version >= 3 { // KIP-447's group metadata, which the coordinator checks
+			body.MemberID, body.GenerationID = r.MemberID, r.Generation
+		}
 		for _, t := range r.Topics {
 			rt := kmsg.NewTxnOffsetCommitResponseTopic()
 			rt.Topic = t.Topic

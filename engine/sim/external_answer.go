@@ -396,7 +396,7 @@ func (w *World) joinGroup(broker int, client string, q *kmsg.JoinGroupRequest) *
 	if cl := e.clients[client]; cl != nil {
 		cl.group = q.Group
 	}
-	w.groupOffsets(q.Group)
+	w.mirrorMembership(q.Group, client)
 	resp.Generation, resp.LeaderID, resp.MemberID = g.generation, member, member
 	proto, ptype := g.protocol, g.ptype
 	resp.Protocol, resp.ProtocolType = &proto, &ptype
@@ -466,6 +466,7 @@ func (w *World) leaveGroup(broker int, q *kmsg.LeaveGroupRequest) *kmsg.LeaveGro
 		rm.MemberID = m
 		if g != nil && g.member == m {
 			g.member, g.synced = "", false
+			w.mirrorMembership(q.Group, "")
 		} else {
 			rm.ErrorCode = errUnknownMemberID
 		}
@@ -478,10 +479,27 @@ func (w *World) leaveGroup(broker int, q *kmsg.LeaveGroupRequest) *kmsg.LeaveGro
 func (w *World) groupOffsets(group string) *broker.GroupOffsets {
 	g := w.tx.groups[group]
 	if g == nil {
-		g = &broker.GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}}
+		g = broker.NewGroup()
 		w.tx.groups[group] = g
 	}
 	return g
+}
+
+// mirrorMembership copies a served group's member and generation into the
+// group the coordinator keeps offsets for, whose TxnOffsetCommit check
+// (KIP-447: member id and generation) must know the real client's
+// membership as it knows a simulated consumer's. client is "" once the
+// member left.
+func (w *World) mirrorMembership(group, client string) {
+	eg, g := w.extw().groups[group], w.groupOffsets(group)
+	g.Members, g.Rebalancing, g.Awaiting = map[string]string{}, false, map[string]bool{}
+	if eg == nil {
+		return
+	}
+	g.Generation = eg.generation
+	if eg.member != "" {
+		g.Members[eg.member] = client
+	}
 }
 
 // offsetCommit writes committed offsets. A commit with generation -1 comes
