@@ -30,7 +30,7 @@ lesson files written by hand (docs/lessons.md).`,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return listLessons(cmd, cfg) },
 	}
 	check := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check [FILE...]",
 		Short: "Check lesson files (format, commands, panels, expectations, then play them) and path files",
 		Long: `check reads each lesson file and reports every problem as file:line: message —
 unknown verbs (with a suggestion), bad panel names, expectations on producers,
@@ -38,9 +38,10 @@ consumers or partitions the lesson never creates, malformed predictions and
 challenges. A file that reads cleanly is then played headless, and every
 expectation that does not hold, or a prediction no choice of which matches
 what the engine did, is reported the same way. A path file (.path) is
-checked for its format and for chapters that exist. Exit status 1 if
-anything is wrong.`,
-		Args: cobra.MinimumNArgs(1),
+checked for its format and for chapters that exist. Without a FILE it
+checks the built-in chapters and paths and every lesson of lessons_dir.
+Exit status 1 if anything is wrong.`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return checkLessons(cmd, cfg, args) },
 	}
 	cmd.AddCommand(list, check)
@@ -90,6 +91,9 @@ func stepCounts(l *lesson.Lesson) string {
 }
 
 func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
+	if len(files) == 0 {
+		return checkInstalled(cmd, cfg)
+	}
 	bad := false
 	for _, f := range files {
 		if lessons.IsPathFile(f) {
@@ -99,32 +103,72 @@ func checkLessons(cmd *cobra.Command, cfg *config, files []string) error {
 		l, err := loadLesson(f)
 		if err != nil {
 			bad = true
-			var errs lesson.Errors
-			if errors.As(err, &errs) {
-				for _, e := range errs {
-					fmt.Fprintln(cmd.ErrOrStderr(), e)
-				}
-			} else {
-				fmt.Fprintln(cmd.ErrOrStderr(), fileProblem(err))
-			}
+			reportLoadError(cmd, err)
 			continue
 		}
-		reports, ok := lesson.NewPlayer(l, cfg.Options().Seed).PlayAll()
-		if !ok {
-			bad = true
-			for _, r := range reports {
-				for _, line := range r.Failures(f) {
-					fmt.Fprintln(cmd.ErrOrStderr(), line)
-				}
-			}
-			continue
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (chapter %d, %d steps)\n", f, l.Number, len(l.Steps))
+		bad = !checkPlays(cmd, cfg, f, l) || bad
 	}
 	if bad {
 		return exitError{1}
 	}
 	return nil
+}
+
+// checkInstalled checks what the lab offers without being given a file:
+// the built-in chapters and paths, and lessons_dir.
+func checkInstalled(cmd *cobra.Command, cfg *config) error {
+	all, err := lessons.Builtin()
+	if err != nil {
+		return err
+	}
+	extra, err := lessons.Dir(cfg.Options().LessonsDir)
+	if err != nil {
+		reportLoadError(cmd, err)
+		return exitError{1}
+	}
+	bad := false
+	for _, l := range append(all, extra...) {
+		bad = !checkPlays(cmd, cfg, l.File, l) || bad
+	}
+	paths, err := lessons.Paths()
+	if err != nil {
+		reportLoadError(cmd, err)
+		return exitError{1}
+	}
+	for _, p := range paths {
+		fmt.Fprintf(cmd.OutOrStdout(), "path %s: ok (%d chapters, %d min)\n", p.Name, len(p.Stops), p.Minutes())
+	}
+	if bad {
+		return exitError{1}
+	}
+	return nil
+}
+
+func reportLoadError(cmd *cobra.Command, err error) {
+	var errs lesson.Errors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			fmt.Fprintln(cmd.ErrOrStderr(), e)
+		}
+		return
+	}
+	fmt.Fprintln(cmd.ErrOrStderr(), fileProblem(err))
+}
+
+// checkPlays plays a parsed lesson headless and reports every expectation
+// that does not hold as name:line: message.
+func checkPlays(cmd *cobra.Command, cfg *config, name string, l *lesson.Lesson) bool {
+	reports, ok := lesson.NewPlayer(l, cfg.Options().Seed).PlayAll()
+	if !ok {
+		for _, r := range reports {
+			for _, line := range r.Failures(name) {
+				fmt.Fprintln(cmd.ErrOrStderr(), line)
+			}
+		}
+		return false
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (chapter %d, %d steps)\n", name, l.Number, len(l.Steps))
+	return true
 }
 
 // loadLesson reads a lesson file from disk, at most maxSourceBytes of it.

@@ -50,6 +50,7 @@ func TestExitStatus(t *testing.T) {
 		{"play a lesson headless", []string{"play", "1", "--headless"}, 0, "✓ expect anomalies.duplicate == 1", ""},
 		{"play an unknown lesson", []string{"play", "nope.md"}, 2, "", "nope.md: no such file"},
 		{"check the example lesson", []string{"lessons", "check", "assets/lessons/example.md"}, 0, "ok (chapter 30, 4 steps)", ""},
+		{"check the built-in chapters and paths", []string{"lessons", "check"}, 0, "builtin/26-diagnose-this-history.md: ok (chapter 26, 6 steps)\npath workshop: ok", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
