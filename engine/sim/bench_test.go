@@ -115,7 +115,7 @@ func benchWorldProduce(b *testing.B, rf int, traced bool) {
 		b.Fatalf("high watermark %d after %d sends", got, b.N)
 	}
 	for _, p := range s.Producers {
-		for _, bt := range p.Batches {
+		for _, bt := range p.AllBatches() {
 			if bt.State != "acked" {
 				b.Fatalf("batch %d is %s", bt.ID, bt.State)
 			}

@@ -102,7 +102,7 @@ func Summary(s *sim.Snapshot) string {
 			continue
 		}
 		acked, failed := 0, 0
-		for _, bt := range p.Batches {
+		for _, bt := range p.AllBatches() {
 			switch bt.State {
 			case "acked":
 				acked++
