@@ -221,7 +221,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if f.delayed {
 			text += fmt.Sprintf(" (held back %d ms, and the connection with it)", DelayMs)
 		}
-		e := trace.New("message.send", text).
+		e := trace.NewN("message.send", text, 9).
 			With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).
 			With("response", trace.Bool(resp)).With("from", trace.Str(from.String())).
 			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)).

@@ -38,7 +38,7 @@ func buildProducers(tb testing.TB, n int) *World {
 // producers, each with one batch on a partition, and reports its heap per
 // producer (runtime.MemStats, after a collection) and the time to build it
 // (budget: 1M producers in 1 GB, built in 5 s; each producer-state entry
-// at most 200 bytes, BenchmarkManyProducers in engine/producerstate).
+// at most 200 bytes, BenchmarkEntryMemory in engine/producerstate).
 func BenchmarkWorldProducers(b *testing.B) {
 	for _, size := range []struct {
 		name string

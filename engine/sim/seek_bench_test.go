@@ -50,14 +50,12 @@ func BenchmarkSeek(b *testing.B) {
 	}
 }
 
-// TestSeekHistoryCost measures the 1M-step history: time to build, heap,
-// and what its checkpoints cost against the same history without them
-// (run with -run SeekHistoryCost -v).
-func TestSeekHistoryCost(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a 1M-step history")
-	}
-	heap := func(noCheckpoints bool) (uint64, int, *World) {
+// BenchmarkCheckpointMemory measures what checkpoints cost: the heap of
+// the 1M-step history of BenchmarkSeek with its checkpoints and without
+// them (runtime.MemStats after a collection), reported as the checkpoints'
+// bytes over the history's (budget: at most 2).
+func BenchmarkCheckpointMemory(b *testing.B) {
+	heap := func(noCheckpoints bool) (uint64, *World) {
 		var m0, m1 runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&m0)
@@ -65,17 +63,20 @@ func TestSeekHistoryCost(t *testing.T) {
 		if noCheckpoints {
 			w.nextCkpt, w.ckptEvery = 1<<62, 1<<62
 		}
-		fillWorkload(t, w, 1_000_000)
+		fillWorkload(b, w, 1_000_000)
 		runtime.GC()
 		runtime.ReadMemStats(&m1)
-		return m1.HeapAlloc - m0.HeapAlloc, len(w.ckpts), w
+		return m1.HeapAlloc - m0.HeapAlloc, w
 	}
-	with, n, w1 := heap(false)
-	without, _, w2 := heap(true)
-	t.Logf("%d steps: heap %d MB with %d checkpoints, %d MB without: the checkpoints cost %.2f× the history they cover",
-		w1.Steps(), with>>20, n, without>>20, float64(with-without)/float64(without))
-	runtime.KeepAlive(w1)
-	runtime.KeepAlive(w2)
+	for b.Loop() {
+		with, w1 := heap(false)
+		without, w2 := heap(true)
+		b.ReportMetric(float64(with-without)/float64(without), "ckpts/history")
+		b.ReportMetric(float64(without)/(1<<20), "MB-history")
+		b.ReportMetric(float64(len(w1.ckpts)), "checkpoints")
+		runtime.KeepAlive(w1)
+		runtime.KeepAlive(w2)
+	}
 }
 
 // BenchmarkSnapshot is the snapshot the UI takes after every move, at 1k

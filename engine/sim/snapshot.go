@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"iter"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/client"
@@ -118,7 +119,42 @@ type ProducerView struct {
 	Failed     bool // it could not start (a configuration error)
 	Config     client.Config
 	Partitions []client.PartitionView
-	Batches    []ClientBatchView
+	// Batches are the producer's oldest batches, oldest first, up to the
+	// oldest one not done: they never change again, and every later
+	// snapshot shares them, so that a snapshot costs the same at any
+	// length of history. Recent are the batches from that one on (some
+	// may be done after it). NumBatches, Batch and AllBatches see both
+	// as one list.
+	Batches []ClientBatchView
+	Recent  []ClientBatchView
+}
+
+// NumBatches is how many batches the producer has made.
+func (p *ProducerView) NumBatches() int { return len(p.Batches) + len(p.Recent) }
+
+// Batch is batch i of the producer, oldest first (its id is i+1 for a
+// simulated producer).
+func (p *ProducerView) Batch(i int) *ClientBatchView {
+	if i < len(p.Batches) {
+		return &p.Batches[i]
+	}
+	return &p.Recent[i-len(p.Batches)]
+}
+
+// AllBatches yields every batch of the producer, oldest first, with its index.
+func (p *ProducerView) AllBatches() iter.Seq2[int, *ClientBatchView] {
+	return func(yield func(int, *ClientBatchView) bool) {
+		for i := range p.Batches {
+			if !yield(i, &p.Batches[i]) {
+				return
+			}
+		}
+		for i := range p.Recent {
+			if !yield(len(p.Batches)+i, &p.Recent[i]) {
+				return
+			}
+		}
+	}
 }
 
 // ClientBatchView is one batch as its producer tracks it.
@@ -291,6 +327,6 @@ func (w *World) producerView(name string) ProducerView {
 	if v.Config.TransactionalID != "" {
 		v.TxnState = p.TxnState().String()
 	}
-	v.Batches = w.batchViewsOf(name, p)
+	v.Batches, v.Recent = w.batchViewsOf(name, p)
 	return v
 }

@@ -148,8 +148,9 @@ func (v *producerViews) valid(p *client.Producer) int {
 	return lo
 }
 
-// batchViewsOf returns the views of every batch of producer p.
-func (w *World) batchViewsOf(name string, p *client.Producer) []ClientBatchView {
+// batchViewsOf returns the views of every batch of producer p: those
+// settled, shared, and the recent ones, made anew.
+func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, recent []ClientBatchView) {
 	v := w.pviews[name]
 	if v == nil {
 		v = w.share().prods[name]
@@ -177,19 +178,16 @@ func (w *World) batchViewsOf(name string, p *client.Producer) []ClientBatchView 
 		v.src = append(v.src, b)
 		v.views = append(v.views, clientBatchView(&b))
 	}
-	total := p.NumBatches()
-	if total == 0 {
-		return nil
+	if settled > 0 {
+		settledViews = v.views[:settled:settled]
 	}
-	if total == settled {
-		return v.views[:settled:settled]
+	if un := p.Unsettled(); len(un) > 0 {
+		recent = make([]ClientBatchView, len(un))
+		for i, b := range un {
+			recent[i] = clientBatchView(b)
+		}
 	}
-	out := make([]ClientBatchView, settled, total)
-	copy(out, v.views[:settled])
-	for _, b := range p.Unsettled() {
-		out = append(out, clientBatchView(b))
-	}
-	return out
+	return settledViews, recent
 }
 
 func sameBatch(a *client.Batch, p *client.Producer, i int) bool {

@@ -292,6 +292,12 @@ func (w *World) flush() []trace.Event {
 		return evs
 	}
 	start := len(w.trace)
+	if n := len(w.trace) + len(w.pending); n > cap(w.trace) {
+		// Double it: append grows a large slice by a quarter, which would
+		// copy a long trace (and its pointers, under the collector's write
+		// barrier) every few hundred steps.
+		w.trace = slices.Grow(w.trace, max(n, 2*len(w.trace))-len(w.trace))
+	}
 	w.trace = append(w.trace, w.pending...)
 	clear(w.pending)
 	w.pending = w.pending[:0]

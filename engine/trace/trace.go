@@ -141,12 +141,18 @@ func (e *Event) Describe() string {
 
 // FormatTime renders logical milliseconds as seconds with three decimals.
 func FormatTime(ms int64) string {
-	sign := ""
+	var b [24]byte
+	return string(AppendTime(b[:0], ms))
+}
+
+// AppendTime appends FormatTime(ms) to b.
+func AppendTime(b []byte, ms int64) []byte {
 	if ms < 0 {
-		sign, ms = "-", -ms
+		b, ms = append(b, '-'), -ms
 	}
-	s := strconv.FormatInt(ms/1000, 10) + "." + strconv.FormatInt(1000+ms%1000, 10)[1:] + "s"
-	return sign + s
+	b = strconv.AppendInt(b, ms/1000, 10)
+	frac := ms % 1000
+	return append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10), 's')
 }
 
 // MarshalJSON writes {"kind", "step", "time_ms", attributes in order..., "text"}.

@@ -137,7 +137,7 @@ func responseTarget(s *sim.Snapshot, p *sim.ProducerView) string {
 
 // requestTarget names the next produce request the producer will send.
 func requestTarget(p *sim.ProducerView) string {
-	for _, b := range p.Batches {
+	for _, b := range p.AllBatches() {
 		if b.State == "queued" || b.State == "retrying" {
 			return fmt.Sprintf("%s's next produce request (batch #%d for %s, %s)", p.Name, b.ID, b.Partition, b.State)
 		}
@@ -147,7 +147,7 @@ func requestTarget(p *sim.ProducerView) string {
 
 func unfinished(p *sim.ProducerView) string {
 	n := 0
-	for _, b := range p.Batches {
+	for _, b := range p.AllBatches() {
 		if b.State == "queued" || b.State == "sent" || b.State == "retrying" {
 			n++
 		}

@@ -11,6 +11,8 @@ import (
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"sync"
 	"testing"
 	"unicode/utf8"
@@ -29,12 +31,22 @@ import (
 // snappy-java framed). Values are JSON-like text, a few binary; some
 // records carry headers.
 var benchSegment = sync.OnceValue(func() []byte {
+	var seg bytes.Buffer
+	writeSegment(&seg, 20<<20)
+	return seg.Bytes()
+})
+
+// writeSegment writes at least size bytes of the benchmark's batches to
+// out and returns the length of the largest batch.
+func writeSegment(out io.Writer, size int) (largest int) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var seg []byte
+	written := 0
 	offset := int64(0)
 	seq := map[int64]int32{}
 	add := func(b []byte, records int) {
-		seg = append(seg, b...)
+		out.Write(b)
+		written += len(b)
+		largest = max(largest, len(b))
 		offset += int64(records)
 	}
 	batch := func(attrs int16, pid int64, codec record.Compression) {
@@ -66,7 +78,7 @@ var benchSegment = sync.OnceValue(func() []byte {
 		add(kbatch(offset, attrs, pid, epoch, s, codec, recs...), n)
 	}
 	codecs := []record.Compression{record.Gzip, record.Zstd, record.LZ4, record.Snappy, codecXerial}
-	for i := 0; len(seg) < 20<<20; i++ {
+	for i := 0; written < size; i++ {
 		batch(0, -1, record.None)
 		batch(0, 1000+int64(i%7), record.None)
 		pid := 5000 + int64(i%11)
@@ -79,18 +91,57 @@ var benchSegment = sync.OnceValue(func() []byte {
 		add(kmarker(offset, pid, 3, typ, int32(i%4)), 1)
 		batch(0, 2000+int64(i%3), codecs[i%len(codecs)])
 	}
-	return seg
-})
+	return largest
+}
+
+// TestWriteBenchSegment writes the benchmark's batches to the file named
+// by EOSLAB_BENCH_SEGMENT, EOSLAB_BENCH_SEGMENT_MB megabytes of them
+// (default 200), for measuring the command itself (docs/performance.md):
+//
+//	EOSLAB_BENCH_SEGMENT=/tmp/200mb.log go test ./ui/inspect -run WriteBenchSegment -v
+//	/usr/bin/time -f '%e s %M KB' eoslab inspect --json /tmp/200mb.log >/dev/null
+func TestWriteBenchSegment(t *testing.T) {
+	path := os.Getenv("EOSLAB_BENCH_SEGMENT")
+	if path == "" {
+		t.Skip("EOSLAB_BENCH_SEGMENT names the file to write")
+	}
+	mb := 200
+	if s := os.Getenv("EOSLAB_BENCH_SEGMENT_MB"); s != "" {
+		var err error
+		if mb, err = strconv.Atoi(s); err != nil || mb <= 0 {
+			t.Fatalf("EOSLAB_BENCH_SEGMENT_MB=%q: not a positive number", s)
+		}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewWriterSize(f, 1<<20)
+	largest := writeSegment(out, mb<<20)
+	if err := out.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d MB, the largest batch %d bytes", path, mb, largest)
+}
 
 // BenchmarkInspectJSON compares `inspect --json` with the obvious peer: each
 // batch decoded with kmsg.RecordBatch.ReadFrom and kmsg.Record.ReadFrom,
 // decompressed with the same codec libraries (decoders reused, as
 // franz-go's client does), and an equivalent struct marshalled with
 // encoding/json. Both read the same segment from memory and print JSON
-// Lines; compare MB/s in one run, the ratio being the measure.
+// Lines; compare MB/s in one run, the ratio being the measure (kmsg
+// reports it: kmsg/eoslab, how many times faster eoslab is; budget 2).
+// eoslab-text is the same segment in inspect's text form (text/json:
+// its time over JSON's).
 func BenchmarkInspectJSON(b *testing.B) {
 	seg := benchSegment()
+	var jsonNs float64 // eoslab's ns a segment in this run
+	perOp := func(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(max(b.N, 1)) }
 	b.Run("eoslab", func(b *testing.B) {
+		defer func() { jsonNs = perOp(b) }()
 		b.SetBytes(int64(len(seg)))
 		b.ReportAllocs()
 		for b.Loop() {
@@ -101,7 +152,28 @@ func BenchmarkInspectJSON(b *testing.B) {
 			}
 		}
 	})
+	b.Run("eoslab-text", func(b *testing.B) {
+		defer func() {
+			if jsonNs > 0 {
+				b.ReportMetric(perOp(b)/jsonNs, "text/json")
+			}
+		}()
+		b.SetBytes(int64(len(seg)))
+		b.ReportAllocs()
+		for b.Loop() {
+			w := NewTextWriter(io.Discard)
+			in := bufio.NewReaderSize(bytes.NewReader(seg), 256<<10)
+			if err := Copy(w, in, nil, func(p error) { b.Fatal(p) }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("kmsg", func(b *testing.B) {
+		defer func() {
+			if jsonNs > 0 {
+				b.ReportMetric(perOp(b)/jsonNs, "kmsg/eoslab")
+			}
+		}()
 		b.SetBytes(int64(len(seg)))
 		b.ReportAllocs()
 		var peer kmsgPeer

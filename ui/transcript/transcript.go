@@ -6,7 +6,9 @@ package transcript
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
@@ -45,7 +47,8 @@ func Run(out io.Writer, w *sim.World, cmds []script.Command, opt Options) error 
 	var buf []byte
 	for _, c := range cmds {
 		if opt.Format == Text {
-			buf = fmt.Appendf(buf, "%s> %s\n", pos(c), script.Format(c))
+			buf = append(appendPos(buf, c), "> "...)
+			buf = append(append(buf, script.Format(c)...), '\n')
 		}
 		evs, err := w.Apply(c)
 		if err != nil {
@@ -69,8 +72,11 @@ func Run(out io.Writer, w *sim.World, cmds []script.Command, opt Options) error 
 	return err
 }
 
-func pos(c script.Command) string {
-	return fmt.Sprintf("%4d ", c.Position().Line)
+// appendPos appends the command's line number, as fmt's "%4d " would.
+func appendPos(buf []byte, c script.Command) []byte {
+	var num [24]byte
+	line := strconv.AppendInt(num[:0], int64(c.Position().Line), 10)
+	return append(append(pad(buf, 4-len(line)), line...), ' ')
 }
 
 func appendEvents(buf []byte, evs []trace.Event, f Format) []byte {
@@ -80,7 +86,31 @@ func appendEvents(buf []byte, evs []trace.Event, f Format) []byte {
 			buf = append(e.AppendJSON(buf), '\n')
 			continue
 		}
-		buf = fmt.Appendf(buf, "     %5d %9s  %-18s %s\n", e.Step, trace.FormatTime(e.TimeMs), e.Kind, e.Text)
+		buf = appendEvent(buf, e)
+	}
+	return buf
+}
+
+// appendEvent appends the text line of an event, as
+// fmt.Appendf(buf, "     %5d %9s  %-18s %s\n", step, time, kind, text) would.
+func appendEvent(buf []byte, e *trace.Event) []byte {
+	buf = append(buf, "     "...)
+	var num [24]byte
+	step := strconv.AppendInt(num[:0], int64(e.Step), 10)
+	buf = append(pad(buf, 5-len(step)), step...)
+	buf = append(buf, ' ')
+	t := trace.AppendTime(num[:0], e.TimeMs)
+	buf = append(pad(buf, 9-len(t)), t...)
+	buf = append(append(buf, "  "...), e.Kind...)
+	buf = pad(buf, 18-utf8.RuneCountInString(string(e.Kind)))
+	buf = append(append(buf, ' '), e.Text...)
+	return append(buf, '\n')
+}
+
+// pad appends n spaces (none when n <= 0).
+func pad(buf []byte, n int) []byte {
+	for ; n > 0; n-- {
+		buf = append(buf, ' ')
 	}
 	return buf
 }
@@ -102,7 +132,7 @@ func Summary(s *sim.Snapshot) string {
 			continue
 		}
 		acked, failed := 0, 0
-		for _, bt := range p.Batches {
+		for _, bt := range p.AllBatches() {
 			switch bt.State {
 			case "acked":
 				acked++

@@ -58,7 +58,7 @@ func Select(d *panel.Data) Choice {
 func decided(d *panel.Data, pv *sim.PartitionView, e *trace.Event) Choice {
 	var sentBytes []byte
 	if p := d.ProducerView(e.Str("producer")); p != nil {
-		for _, cb := range p.Batches {
+		for _, cb := range p.AllBatches() {
 			if cb.ID == int(e.Int("batch")) {
 				sentBytes = cb.Bytes
 			}
@@ -100,7 +100,7 @@ func sent(d *panel.Data, tp string, e *trace.Event) (string, []byte) {
 	if !ok {
 		return "", nil
 	}
-	for _, cb := range p.Batches {
+	for _, cb := range p.AllBatches() {
 		if cb.ID == id && cb.Bytes != nil {
 			return fmt.Sprintf("%s batch #%d as sent in Produce #%d · %d bytes", p.Name, id, e.Int("message"), len(cb.Bytes)), cb.Bytes
 		}

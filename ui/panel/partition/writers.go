@@ -47,7 +47,7 @@ func newWriters(d *panel.Data, pv *sim.PartitionView) writers {
 	}
 	for i := range d.Snap.Producers {
 		p := &d.Snap.Producers[i]
-		for _, b := range p.Batches {
+		for _, b := range p.AllBatches() {
 			if b.Partition != pv.Name || len(b.Bytes) <= record.AttributesOffset {
 				continue
 			}

@@ -160,8 +160,8 @@ func modeText(p *sim.ProducerView) string {
 func batches(p *sim.ProducerView, w int) string {
 	var parts []string
 	used := 0
-	for i := len(p.Batches) - 1; i >= 0; i-- {
-		b := p.Batches[i]
+	for i := p.NumBatches() - 1; i >= 0; i-- {
+		b := p.Batch(i)
 		s := fmt.Sprintf("#%d %s %s", b.ID, glyph(b.State), b.State)
 		if b.BaseSeq >= 0 {
 			s = fmt.Sprintf("#%d seq %d-%d %s %s", b.ID, b.BaseSeq, b.LastSeq, glyph(b.State), b.State)
