@@ -124,17 +124,25 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	case ar.Error == kerr.None:
 		outcome = "append"
 	}
-	var text string
+	tp := pb.TP.String()
+	var buf [192]byte // on the stack: the text is the one allocation
+	t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
 	switch outcome {
 	case "append":
-		text = "appends " + seqText(&h) + " to " + pb.TP.String() + " at offsets " + strconv.FormatInt(ar.BaseOffset, 10) + "-" + strconv.FormatInt(ar.LastOffset, 10)
+		t = appendSeq(append(t, " appends "...), &h)
+		t = strconv.AppendInt(append(append(append(t, " to "...), tp...), " at offsets "...), ar.BaseOffset, 10)
+		t = strconv.AppendInt(append(t, '-'), ar.LastOffset, 10)
 	case "duplicate":
-		text = fmt.Sprintf("recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), pb.TP, ar.BaseOffset, ar.LastOffset)
+		t = fmt.Appendf(t, " recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
 	default:
-		text = fmt.Sprintf("rejects %s on %s: %s", seqText(&h), pb.TP, ar.Explain(pb.TP.String(), logEnd))
+		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	e := trace.NewN("produce.decision", "broker "+strconv.Itoa(b.ID)+" "+text, 16).With("broker", trace.Int(int64(b.ID))).
-		With("partition", trace.Str(pb.TP.String())).
+	n := 14
+	if ar.Checked {
+		n++
+	}
+	e := trace.NewN("produce.decision", string(t), n).With("broker", trace.Int(int64(b.ID))).
+		With("partition", trace.Str(tp)).
 		With("producer_id", trace.Int(h.ProducerID)).With("producer_epoch", trace.Int(int64(h.ProducerEpoch))).
 		With("base_sequence", trace.Int(int64(h.BaseSequence))).With("last_sequence", trace.Int(int64(h.LastSequence()))).
 		With("record_count", trace.Int(int64(h.RecordsCount))).With("transactional", trace.Bool(h.Attributes.Transactional())).
@@ -151,11 +159,18 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 }
 
 func seqText(h *record.Header) string {
+	var buf [64]byte
+	return string(appendSeq(buf[:0], h))
+}
+
+func appendSeq(b []byte, h *record.Header) []byte {
 	if !h.HasProducerID() {
-		return "a plain batch of " + strconv.Itoa(int(h.RecordsCount)) + " record(s)"
+		return append(strconv.AppendInt(append(b, "a plain batch of "...), int64(h.RecordsCount), 10), " record(s)"...)
 	}
-	return "pid " + strconv.FormatInt(h.ProducerID, 10) + " epoch " + strconv.Itoa(int(h.ProducerEpoch)) +
-		" seq " + strconv.Itoa(int(h.BaseSequence)) + "-" + strconv.Itoa(int(h.LastSequence()))
+	b = strconv.AppendInt(append(b, "pid "...), h.ProducerID, 10)
+	b = strconv.AppendInt(append(b, " epoch "...), int64(h.ProducerEpoch), 10)
+	b = strconv.AppendInt(append(b, " seq "...), int64(h.BaseSequence), 10)
+	return strconv.AppendInt(append(b, '-'), int64(h.LastSequence()), 10)
 }
 
 // completeSatisfied answers every purgatory entry whose partitions are all

@@ -161,8 +161,14 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	r.Log.SetHighWatermark(hw)
 	if after := r.Log.HighWatermark(); after > before {
 		if env.Tracing() {
-			env.Emit(b.ev("hw.advance", "advances the high watermark of "+r.TP.String()+" to "+strconv.FormatInt(after, 10)+" (ISR "+intsText(r.ISR)+")").
-				With("partition", trace.Str(r.TP.String())).With("high_watermark", trace.Int(after)).
+			tp := r.TP.String()
+			var buf [128]byte // on the stack: the text is the one allocation
+			t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
+			t = append(append(t, " advances the high watermark of "...), tp...)
+			t = strconv.AppendInt(append(t, " to "...), after, 10)
+			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
+			env.Emit(trace.NewN("hw.advance", string(t), 4).With("broker", trace.Int(int64(b.ID))).
+				With("partition", trace.Str(tp)).With("high_watermark", trace.Int(after)).
 				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
 		}
 		for _, f := range r.followers {
@@ -238,7 +244,10 @@ func (b *Broker) SetISR(tp msg.TP, isr []int, env Env) {
 
 // intsText is fmt's %v of a list of ints: [1 2 3].
 func intsText(xs []int) string {
-	b := make([]byte, 0, 2+3*len(xs))
+	return string(appendInts(make([]byte, 0, 2+3*len(xs)), xs))
+}
+
+func appendInts(b []byte, xs []int) []byte {
 	b = append(b, '[')
 	for i, x := range xs {
 		if i > 0 {
@@ -246,7 +255,7 @@ func intsText(xs []int) string {
 		}
 		b = strconv.AppendInt(b, int64(x), 10)
 	}
-	return string(append(b, ']'))
+	return append(b, ']')
 }
 
 func ints64(xs []int) []int64 {

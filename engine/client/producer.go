@@ -420,10 +420,16 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())
 	if env.Tracing() {
-		env.Emit(p.ev("producer.enqueue", "enqueues batch #"+strconv.Itoa(b.ID)+": "+strconv.Itoa(int(count))+" record"+plural(count)+
-			" for "+tp.String()+" (serials "+strconv.FormatInt(b.FirstSerial, 10)+"-"+strconv.FormatInt(b.FirstSerial+int64(count)-1, 10)+")").
+		tps := tp.String()
+		var buf [128]byte // on the stack: the text is the one allocation
+		t := strconv.AppendInt(append(append(buf[:0], p.name...), " enqueues batch #"...), int64(b.ID), 10)
+		t = strconv.AppendInt(append(t, ": "...), int64(count), 10)
+		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
+		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
+		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
+		env.Emit(trace.NewN("producer.enqueue", string(t), 4).With("producer", trace.Str(p.name)).
 			With("batch", trace.Int(int64(b.ID))).
-			With("partition", trace.Str(tp.String())).With("record_count", trace.Int(int64(count))))
+			With("partition", trace.Str(tps)).With("record_count", trace.Int(int64(count))))
 	}
 	return b
 }

@@ -146,12 +146,17 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	}
 	env.Delivered(b)
 	if env.Tracing() {
-		e := p.ev("producer.ack", "batch #"+strconv.Itoa(b.ID)+" acknowledged: "+b.TP.String()+" offsets "+
-			strconv.FormatInt(baseOffset, 10)+"-"+strconv.FormatInt(baseOffset+int64(b.Count)-1, 10))
+		tps := b.TP.String()
+		var buf [128]byte // on the stack: the text is the one allocation
+		t := strconv.AppendInt(append(append(buf[:0], p.name...), " batch #"...), int64(b.ID), 10)
 		if baseOffset < 0 {
-			e.Text = fmt.Sprintf("%s batch #%d counted as sent (acks=0: no answer, no offsets)", p.name, b.ID)
+			t = append(t, " counted as sent (acks=0: no answer, no offsets)"...)
+		} else {
+			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
+			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
 		}
-		env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
+		e := trace.NewN("producer.ack", string(t), 6).With("producer", trace.Str(p.name))
+		env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(tps)).
 			With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
 			With("record_count", trace.Int(int64(b.Count))))
 	}

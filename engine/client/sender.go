@@ -368,15 +368,35 @@ func Describe(req msg.ProduceRequest) string {
 	return strings.Join(parts, "; ")
 }
 
+// AppendDescribe appends Describe(req) to b.
+func AppendDescribe(b []byte, req msg.ProduceRequest) []byte {
+	for i, pb := range req.Batches {
+		if i > 0 {
+			b = append(b, "; "...)
+		}
+		b = appendBatch(b, pb)
+	}
+	return b
+}
+
 func describeBatch(b msg.ProduceBatch) string {
+	var buf [96]byte // on the stack: the string is the one allocation
+	return string(appendBatch(buf[:0], b))
+}
+
+func appendBatch(s []byte, b msg.ProduceBatch) []byte {
+	s = strconv.AppendInt(append(append(s, b.TP.Topic...), '-'), int64(b.TP.Partition), 10)
 	h, err := record.ParseHeader(b.Data)
 	if err != nil {
-		return b.TP.String() + " (undecodable)"
+		return append(s, " (undecodable)"...)
 	}
-	s := b.TP.String() + " batch #" + strconv.Itoa(b.BatchID)
+	s = strconv.AppendInt(append(s, " batch #"...), int64(b.BatchID), 10)
 	if h.HasProducerID() {
-		s += " pid " + strconv.FormatInt(h.ProducerID, 10) + " epoch " + strconv.Itoa(int(h.ProducerEpoch)) +
-			" seq " + strconv.Itoa(int(h.BaseSequence)) + "-" + strconv.Itoa(int(h.LastSequence()))
+		s = strconv.AppendInt(append(s, " pid "...), h.ProducerID, 10)
+		s = strconv.AppendInt(append(s, " epoch "...), int64(h.ProducerEpoch), 10)
+		s = strconv.AppendInt(append(s, " seq "...), int64(h.BaseSequence), 10)
+		s = strconv.AppendInt(append(s, '-'), int64(h.LastSequence()), 10)
 	}
-	return s + " (" + strconv.Itoa(int(h.RecordsCount)) + " record" + plural(h.RecordsCount) + ")"
+	s = strconv.AppendInt(append(s, " ("...), int64(h.RecordsCount), 10)
+	return append(append(append(s, " record"...), plural(h.RecordsCount)...), ')')
 }

@@ -135,7 +135,8 @@ func (p Path) Result(c Check) Result {
 
 // String renders the path as "producer=known duplicate=not-duplicate ...".
 func (p Path) String() string {
-	b := make([]byte, 0, 24*int(p.n))
+	var buf [160]byte // on the stack: the string is the one allocation
+	b := buf[:0]
 	for i, st := range p.steps[:p.n] {
 		if i > 0 {
 			b = append(b, ' ')

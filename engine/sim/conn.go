@@ -108,6 +108,16 @@ type connection struct {
 	busy        int      // the request the broker is handling and has not answered yet
 	inbox       []flight
 	ext         *extConn // the real client's socket, when a real client opened it
+	keyName     string   // key.String(), made once (see name)
+}
+
+// name is the connection's name in the trace, made on first use: every
+// message event carries it.
+func (c *connection) name() string {
+	if c.keyName == "" {
+		c.keyName = c.key.String()
+	}
+	return c.keyName
 }
 
 // direction of a message on its connection.

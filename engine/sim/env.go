@@ -217,16 +217,26 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if resp {
 			verb = "answers"
 		}
-		text := from.String() + " " + verb + " " + body.Name() + " #" + strconv.Itoa(id) + " to " + to.String() + ": " + summarize(&f.m)
+		fromS, toS, api := from.String(), to.String(), body.Name()
+		var buf [256]byte // on the stack: the text is the one allocation
+		b := append(append(append(append(append(buf[:0], fromS...), ' '), verb...), ' '), api...)
+		b = strconv.AppendInt(append(b, " #"...), int64(id), 10)
+		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
 		if f.delayed {
-			text += fmt.Sprintf(" (held back %d ms, and the connection with it)", DelayMs)
+			b = strconv.AppendInt(append(b, " (held back "...), DelayMs, 10)
+			b = append(b, " ms, and the connection with it)"...)
 		}
-		e := trace.NewN("message.send", text, 9).
-			With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).
-			With("response", trace.Bool(resp)).With("from", trace.Str(from.String())).
-			With("to", trace.Str(to.String())).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)).
-			With("connection", trace.Str(c.key.String()))
-		if req, ok := body.(msg.ProduceRequest); ok {
+		n := 8
+		req, isProduce := body.(msg.ProduceRequest)
+		if isProduce {
+			n++
+		}
+		e := trace.NewN("message.send", string(b), n).
+			With("message", trace.Int(int64(id))).With("api", trace.Str(api)).
+			With("response", trace.Bool(resp)).With("from", trace.Str(fromS)).
+			With("to", trace.Str(toS)).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)).
+			With("connection", trace.Str(c.name()))
+		if isProduce {
 			e = e.With("batches", trace.JSON(batchRefs(req)))
 		}
 		w.emit(e)
@@ -256,20 +266,36 @@ func batchRefs(req msg.ProduceRequest) string {
 	return string(append(b, ']'))
 }
 
+// appendSummary appends summarize(m) to b, without the intermediate
+// strings for the messages of the produce path.
+func appendSummary(b []byte, m *msg.Message) []byte {
+	switch body := m.Body.(type) {
+	case msg.ProduceRequest:
+		b = strconv.AppendInt(append(b, "acks="...), int64(body.Acks), 10)
+		return append(client.AppendDescribe(append(b, " ["...), body), ']')
+	case msg.ProduceResponse:
+		return appendProduceResults(b, body)
+	}
+	return append(b, summarize(m)...)
+}
+
+func appendProduceResults(s []byte, b msg.ProduceResponse) []byte {
+	for i, r := range b.Results {
+		if i > 0 {
+			s = append(s, "; "...)
+		}
+		s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
+		s = strconv.AppendInt(append(s, " base offset "...), r.BaseOffset, 10)
+	}
+	return s
+}
+
 func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
 	case msg.ProduceRequest:
 		return "acks=" + strconv.Itoa(int(b.Acks)) + " [" + client.Describe(b) + "]"
 	case msg.ProduceResponse:
-		s := make([]byte, 0, 48*len(b.Results))
-		for i, r := range b.Results {
-			if i > 0 {
-				s = append(s, "; "...)
-			}
-			s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
-			s = strconv.AppendInt(append(s, " base offset "...), r.BaseOffset, 10)
-		}
-		return string(s)
+		return string(appendProduceResults(make([]byte, 0, 48*len(b.Results)), b))
 	case msg.InitProducerIDRequest:
 		if b.TransactionalID != "" && b.ProducerID >= 0 {
 			return fmt.Sprintf("transactional.id %s, bump producer id %d epoch %d", b.TransactionalID, b.ProducerID, b.Epoch)

@@ -299,8 +299,11 @@ func expectsAnswer(body msg.Body) bool {
 func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
-	text := to + " receives " + api + " #" + strconv.Itoa(m.ID) + " from " + from + note
-	return trace.New("message.deliver", text).
+	var buf [128]byte // on the stack: the text is the one allocation
+	b := append(append(append(buf[:0], to...), " receives "...), api...)
+	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
+	b = append(append(append(b, " from "...), from...), note...)
+	return trace.NewN("message.deliver", string(b), 5).
 		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(api)).
 		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(from)).With("to", trace.Str(to))
 }
