@@ -88,7 +88,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, 
 		if r != nil {
 			logEnd = r.Log.LogEndOffset()
 		}
-		env.Emit(b.decisionEvent(m, pb, &ar, logEnd))
+		env.Emit(b.decisionEvent(m, pb, &ar, logEnd, env))
 	}
 	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
 	if r != nil {
@@ -115,7 +115,7 @@ func (b *Broker) replicate(r *Replica, env Env) {
 }
 
 // decisionEvent is the produce.decision trace event (keys: docs/trace.md).
-func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, logEnd int64) trace.Event {
+func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) trace.Event {
 	h, _ := record.ParseHeader(pb.Data)
 	outcome := "reject"
 	switch {
@@ -141,7 +141,7 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	if ar.Checked {
 		n++
 	}
-	e := trace.NewN("produce.decision", string(t), n).With("broker", trace.Int(int64(b.ID))).
+	e := trace.NewIn("produce.decision", string(t), env.Attrs(n)).With("broker", trace.Int(int64(b.ID))).
 		With("partition", trace.Str(tp)).
 		With("producer_id", trace.Int(h.ProducerID)).With("producer_epoch", trace.Int(int64(h.ProducerEpoch))).
 		With("base_sequence", trace.Int(int64(h.BaseSequence))).With("last_sequence", trace.Int(int64(h.LastSequence()))).

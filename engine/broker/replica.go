@@ -167,7 +167,7 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = strconv.AppendInt(append(t, " to "...), after, 10)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			env.Emit(trace.NewN("hw.advance", string(t), 4).With("broker", trace.Int(int64(b.ID))).
+			env.Emit(trace.NewIn("hw.advance", string(t), env.Attrs(4)).With("broker", trace.Int(int64(b.ID))).
 				With("partition", trace.Str(tp)).With("high_watermark", trace.Int(after)).
 				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
 		}

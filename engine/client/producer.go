@@ -37,6 +37,8 @@ type Env interface {
 	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
+	// Attrs is room for an event's n attributes (trace.NewIn).
+	Attrs(n int) []trace.Attr
 	// Arena is where the bytes of batches are kept; Scratch what they are
 	// encoded with (a world has one of each for all its producers).
 	Arena() *hist.Arena
@@ -427,7 +429,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
 		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
-		env.Emit(trace.NewN("producer.enqueue", string(t), 4).With("producer", trace.Str(p.name)).
+		env.Emit(trace.NewIn("producer.enqueue", string(t), env.Attrs(4)).With("producer", trace.Str(p.name)).
 			With("batch", trace.Int(int64(b.ID))).
 			With("partition", trace.Str(tps)).With("record_count", trace.Int(int64(count))))
 	}

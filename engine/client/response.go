@@ -155,7 +155,7 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
 			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
 		}
-		e := trace.NewN("producer.ack", string(t), 6).With("producer", trace.Str(p.name))
+		e := trace.NewIn("producer.ack", string(t), env.Attrs(6)).With("producer", trace.Str(p.name))
 		env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(tps)).
 			With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
 			With("record_count", trace.Int(int64(b.Count))))

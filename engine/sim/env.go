@@ -23,6 +23,7 @@ func (e producerEnv) Jitter() float64          { return 0.8 + 0.4*e.w.rng.Float6
 func (e producerEnv) Timestamp() int64         { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool            { return e.w.tracing() }
+func (e producerEnv) Attrs(n int) []trace.Attr { return e.w.attrs(n) }
 func (e producerEnv) Arena() *hist.Arena       { return &e.w.arena }
 func (e producerEnv) Scratch() *client.Scratch { return &e.w.scratch }
 
@@ -106,10 +107,11 @@ func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
 // brokerEnv is the world as the brokers see it.
 type brokerEnv struct{ w *World }
 
-func (e brokerEnv) Now() int64          { return e.w.now }
-func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
-func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
-func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
+func (e brokerEnv) Now() int64               { return e.w.now }
+func (e brokerEnv) Timestamp() int64         { return EpochMs + e.w.now }
+func (e brokerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
+func (e brokerEnv) Tracing() bool            { return e.w.tracing() }
+func (e brokerEnv) Attrs(n int) []trace.Attr { return e.w.attrs(n) }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
@@ -231,7 +233,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if isProduce {
 			n++
 		}
-		e := trace.NewN("message.send", string(b), n).
+		e := trace.NewIn("message.send", string(b), w.attrs(n)).
 			With("message", trace.Int(int64(id))).With("api", trace.Str(api)).
 			With("response", trace.Bool(resp)).With("from", trace.Str(fromS)).
 			With("to", trace.Str(toS)).With("due_ms", trace.Int(f.due)).With("delayed", trace.Bool(f.delayed)).

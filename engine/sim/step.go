@@ -303,7 +303,7 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
 	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
 	b = append(append(append(b, " from "...), from...), note...)
-	return trace.NewN("message.deliver", string(b), 5).
+	return trace.NewIn("message.deliver", string(b), w.attrs(5)).
 		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(api)).
 		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(from)).With("to", trace.Str(to))
 }
