@@ -167,9 +167,10 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = strconv.AppendInt(append(t, " to "...), after, 10)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			env.Emit(trace.NewIn("hw.advance", string(t), env.Attrs(4)).With("broker", trace.Int(int64(b.ID))).
-				With("partition", trace.Str(tp)).With("high_watermark", trace.Int(after)).
-				With("last_stable_offset", trace.Int(r.Log.LastStableOffset())))
+			env.Emit(trace.Event{Kind: "hw.advance", Text: string(t), Attrs: append(env.Attrs(4),
+				trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
+				trace.Attr{Key: "high_watermark", Val: trace.Int(after)},
+				trace.Attr{Key: "last_stable_offset", Val: trace.Int(r.Log.LastStableOffset())})})
 		}
 		for _, f := range r.followers {
 			if f.knownHW < after && !slices.Contains(answering, f.id) {

@@ -37,7 +37,8 @@ type Env interface {
 	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
-	// Attrs is room for an event's n attributes (trace.NewIn).
+	// Attrs is room for an event's n attributes (empty, capacity n), for
+	// the hottest events, which append their attributes into it at once.
 	Attrs(n int) []trace.Attr
 	// Arena is where the bytes of batches are kept; Scratch what they are
 	// encoded with (a world has one of each for all its producers).
@@ -429,9 +430,9 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
 		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
-		env.Emit(trace.NewIn("producer.enqueue", string(t), env.Attrs(4)).With("producer", trace.Str(p.name)).
-			With("batch", trace.Int(int64(b.ID))).
-			With("partition", trace.Str(tps)).With("record_count", trace.Int(int64(count))))
+		env.Emit(trace.Event{Kind: "producer.enqueue", Text: string(t), Attrs: append(env.Attrs(4),
+			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
+			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(count))})})
 	}
 	return b
 }

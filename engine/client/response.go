@@ -155,10 +155,10 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
 			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
 		}
-		e := trace.NewIn("producer.ack", string(t), env.Attrs(6)).With("producer", trace.Str(p.name))
-		env.Emit(e.With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(tps)).
-			With("base_sequence", trace.Int(int64(b.Seq))).With("base_offset", trace.Int(baseOffset)).
-			With("record_count", trace.Int(int64(b.Count))))
+		env.Emit(trace.Event{Kind: "producer.ack", Text: string(t), Attrs: append(env.Attrs(6),
+			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
+			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "base_sequence", Val: trace.Int(int64(b.Seq))},
+			trace.Attr{Key: "base_offset", Val: trace.Int(baseOffset)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(b.Count))})})
 	}
 }
 

@@ -303,9 +303,10 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
 	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
 	b = append(append(append(b, " from "...), from...), note...)
-	return trace.NewIn("message.deliver", string(b), w.attrs(5)).
-		With("message", trace.Int(int64(m.ID))).With("api", trace.Str(api)).
-		With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(from)).With("to", trace.Str(to))
+	return trace.Event{Kind: "message.deliver", Text: string(b), Attrs: append(w.attrs(5),
+		trace.Attr{Key: "message", Val: trace.Int(int64(m.ID))}, trace.Attr{Key: "api", Val: trace.Str(api)},
+		trace.Attr{Key: "response", Val: trace.Bool(m.Body.IsResponse())}, trace.Attr{Key: "from", Val: trace.Str(from)},
+		trace.Attr{Key: "to", Val: trace.Str(to)})}
 }
 
 func (w *World) deliverToBroker(f *flight) bool {

@@ -280,7 +280,7 @@ func (w *World) lastDecision() int {
 // attrSlabLen is how many attributes a slab holds: a few hundred events'.
 const attrSlabLen = 2048
 
-// attrs is room for n attributes of one event (trace.NewIn), cut from a
+// attrs is room for n attributes of one event (empty, capacity n), cut from a
 // slab, so that a traced step makes one allocation for its events'
 // attributes every few hundred events rather than one for each event.
 // Each room is handed out once, with its capacity capped at n, so that

@@ -79,14 +79,6 @@ func NewN(k Kind, text string, n int) Event {
 	return Event{Kind: k, Text: text, Attrs: make([]Attr, 0, n)}
 }
 
-// NewIn is New for an event whose attributes go into attrs, which must be
-// empty room nobody else writes to (its capacity is how many fit; more
-// move them elsewhere, as append does). A world hands out such room from
-// one slab for many events, instead of an allocation for each.
-func NewIn(k Kind, text string, attrs []Attr) Event {
-	return Event{Kind: k, Text: text, Attrs: attrs[:0]}
-}
-
 // With appends an attribute and returns the event (for chaining).
 func (e Event) With(key string, v Value) Event {
 	e.Attrs = append(e.Attrs, Attr{key, v})
