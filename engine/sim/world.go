@@ -243,6 +243,13 @@ func (w *World) KeepTrace(on bool) { w.dropTrace = !on }
 
 func (w *World) emit(e trace.Event) {
 	e.Step, e.TimeMs = w.steps, w.now
+	if w.pending == nil && !w.dropTrace {
+		// Write the pending events where the trace will hold them, in its
+		// spare capacity, so that flush only has to lengthen it. Nobody
+		// else sees that room: every slice of the trace handed out or
+		// shared with a clone is capped at its length.
+		w.pending = w.trace[len(w.trace):len(w.trace)]
+	}
 	w.pending = append(w.pending, e)
 }
 
@@ -309,16 +316,19 @@ func (w *World) flush() []trace.Event {
 		}
 		return evs
 	}
-	start := len(w.trace)
-	if n := len(w.trace) + len(w.pending); n > cap(w.trace) {
-		// Double it: append grows a large slice by a quarter, which would
-		// copy a long trace (and its pointers, under the collector's write
-		// barrier) every few hundred steps.
-		w.trace = slices.Grow(w.trace, max(n, 2*len(w.trace))-len(w.trace))
+	start, k := len(w.trace), len(w.pending)
+	if k <= cap(w.trace)-start && &w.trace[:start+1][start] == &w.pending[0] {
+		w.trace = w.trace[:start+k] // written in place (see emit)
+	} else {
+		if n := start + k; n > cap(w.trace) {
+			// Double it: append grows a large slice by a quarter, which would
+			// copy a long trace (and its pointers, under the collector's write
+			// barrier) every few hundred steps.
+			w.trace = slices.Grow(w.trace, max(n, 2*start)-start)
+		}
+		w.trace = append(w.trace, w.pending...)
 	}
-	w.trace = append(w.trace, w.pending...)
-	clear(w.pending)
-	w.pending = w.pending[:0]
+	w.pending = nil
 	return w.trace[start:len(w.trace):len(w.trace)] // shared with the trace, which never changes what it holds
 }
 
