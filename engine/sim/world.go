@@ -306,8 +306,15 @@ func (w *World) flush() []trace.Event {
 	if len(w.pending) == 0 {
 		return nil
 	}
+	start, k := len(w.trace), len(w.pending)
+	inRoom := k <= cap(w.trace)-start && &w.trace[:start+1][start] == &w.pending[0]
 	if w.dropTrace {
 		evs := w.pending
+		if inRoom {
+			// Begun in the trace's spare room before KeepTrace(false): the
+			// trace may write there again, so the caller gets its own copy.
+			evs = slices.Clone(evs)
+		}
 		w.pending = nil // handed out
 		for i := range evs {
 			if evs[i].Kind == "produce.decision" {
@@ -316,8 +323,7 @@ func (w *World) flush() []trace.Event {
 		}
 		return evs
 	}
-	start, k := len(w.trace), len(w.pending)
-	if k <= cap(w.trace)-start && &w.trace[:start+1][start] == &w.pending[0] {
+	if inRoom {
 		w.trace = w.trace[:start+k] // written in place (see emit)
 	} else {
 		if n := start + k; n > cap(w.trace) {
