@@ -546,7 +546,7 @@ func (cl *extClient) settleBatch(w *World, r msg.ProduceResult) {
 		}
 		b.State, b.BaseOffset, b.Error = "acked", r.BaseOffset, ""
 		if cl.txnID == "" {
-			w.check.noteAck(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP})
+			w.check.noteAckAt(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP}, w.partIndex(r.TP))
 		}
 		return
 	}
