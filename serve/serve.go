@@ -157,6 +157,11 @@ type conn struct {
 	parked  *arrival
 	until   time.Time
 	hungUp  bool
+	// --hold: requests of this connection still held, and whether the
+	// client closed its socket behind them (the broker learns of the close
+	// after reading what came before it).
+	held     int
+	hangLate bool
 }
 
 // Start listens on one port per broker of the engine's cluster and serves
@@ -270,7 +275,11 @@ func (s *Server) Release() bool {
 			a := s.held[0]
 			s.held = s.held[1:]
 			s.setHeld()
+			a.c.held--
 			s.submit(a)
+			if a.c.held == 0 && a.c.hangLate {
+				s.hangup(a.c)
+			}
 			released = true
 		}
 	})
@@ -498,11 +507,20 @@ func (s *Server) handle(in input) {
 		}
 		if s.cfg.Hold {
 			s.held = append(s.held, a)
+			a.c.held++
 			s.setHeld()
 			return
 		}
 		s.submit(a)
 	case in.hang != nil:
+		if c := in.hang; c.held > 0 && !c.hungUp {
+			// The client closed its socket behind requests still held: they
+			// reached the broker, which reads them when they are released
+			// and only then the close (Kafka handles the requests it has
+			// read though their connection closed; the answers go nowhere).
+			c.hangLate = true
+			return
+		}
 		s.hangup(in.hang)
 	case in.fn != nil:
 		in.fn(s.eng)
@@ -584,6 +602,13 @@ func (s *Server) hangup(c *conn) {
 	}
 	c.hungUp = true
 	c.backlog, c.parked = nil, nil
+	if c.held > 0 {
+		// The broker closed the connection (a fault): what it had not read
+		// is gone with it.
+		s.held = slices.DeleteFunc(s.held, func(a *arrival) bool { return a.c == c })
+		c.held = 0
+		s.setHeld()
+	}
 	delete(s.conns, c.n)
 	s.apply(&script.Hangup{Conn: c.n, AtMs: s.at()})
 }
