@@ -97,17 +97,18 @@ type Config struct {
 
 // Server is a running `eoslab serve`.
 type Server struct {
-	cfg    Config
-	eng    Engine
-	start  time.Time
-	lns    []net.Listener
-	addrs  []string // advertised host:port by broker id - 1
-	hosts  []string
-	ports  []int32
-	in     chan input
-	done   chan struct{}
-	wg     sync.WaitGroup
-	closed sync.Once
+	cfg        Config
+	eng        Engine
+	start      time.Time
+	lns        []net.Listener // by broker id - 1; nil while the broker is down
+	addrs      []string       // advertised host:port by broker id - 1
+	listenHost string
+	hosts      []string
+	ports      []int32
+	in         chan input
+	done       chan struct{}
+	wg         sync.WaitGroup
+	closed     sync.Once
 
 	// Owned by the loop.
 	conns    map[int]*conn
@@ -121,10 +122,14 @@ type Server struct {
 	dataDirty   bool
 	dataSizes   map[string]int64
 
-	// Guarded by mu: what other goroutines may ask.
+	// Guarded by mu: what other goroutines may ask, and the listeners
+	// (the loop closes a dead broker's and listens again when it is back).
 	mu       sync.Mutex
 	nOpen    int
 	heldSeen int
+	closing  bool
+
+	relistenAt time.Time // loop: when to try listening again after a failure
 }
 
 // input is something for the loop to do.
@@ -162,6 +167,7 @@ type conn struct {
 	// after reading what came before it).
 	held     int
 	hangLate bool
+	spoke    bool // a request of it reached the engine, which knows it since
 }
 
 // Start listens on one port per broker of the engine's cluster and serves
@@ -188,6 +194,7 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 	if port != 0 && port+n-1 > 65535 {
 		return nil, fmt.Errorf("--listen %q: brokers 1-%d need ports %d-%d", cfg.Listen, n, port, port+n-1)
 	}
+	s.listenHost = host
 	adv := host
 	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
 		adv = "127.0.0.1"
@@ -228,9 +235,14 @@ func (s *Server) Addrs() []string { return slices.Clone(s.addrs) }
 // error writing segment files met, if any.
 func (s *Server) Close() error {
 	s.closed.Do(func() {
+		s.mu.Lock()
+		s.closing = true
 		for _, ln := range s.lns {
-			ln.Close()
+			if ln != nil {
+				ln.Close()
+			}
 		}
+		s.mu.Unlock()
 		close(s.done)
 		if s.cfg.Manual {
 			s.shutdown()
@@ -543,6 +555,7 @@ func (s *Server) submit(a *arrival) {
 		c.parked, c.until = a, a.at.Add(time.Duration(f.MaxWaitMillis)*time.Millisecond)
 		return
 	}
+	c.spoke = true
 	s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: sim.APIName(a.hdr.Key), AtMs: s.at(), Data: a.data})
 }
 
@@ -610,7 +623,9 @@ func (s *Server) hangup(c *conn) {
 		s.setHeld()
 	}
 	delete(s.conns, c.n)
-	s.apply(&script.Hangup{Conn: c.n, AtMs: s.at()})
+	if c.spoke {
+		s.apply(&script.Hangup{Conn: c.n, AtMs: s.at()})
+	}
 }
 
 // settle performs what is due, writes what the world owes the sockets,
@@ -645,7 +660,44 @@ func (s *Server) settle() {
 			break
 		}
 	}
+	s.syncListeners()
 	s.writeData()
+}
+
+// relistenEvery is how soon a broker that came back tries its port again
+// when listening failed (another process took it meanwhile).
+const relistenEvery = 100 * time.Millisecond
+
+// syncListeners makes the ports follow the brokers: a broker that is down
+// (kill broker) listens on nothing, so that a client connecting to it is
+// refused, as by a Kafka broker that is not running, and listens again on
+// its port once it is back.
+func (s *Server) syncListeners() {
+	w := s.eng.World()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	for i, ln := range s.lns {
+		id := i + 1
+		alive := w.BrokerAlive(id)
+		switch {
+		case !alive && ln != nil:
+			ln.Close() // its accept returns
+			s.lns[i] = nil
+		case alive && ln == nil && !time.Now().Before(s.relistenAt):
+			nl, err := net.Listen("tcp", net.JoinHostPort(s.listenHost, strconv.Itoa(int(s.ports[i]))))
+			if err != nil {
+				s.logf("broker %d: listening again: %v", id, err)
+				s.relistenAt = time.Now().Add(relistenEvery)
+				continue
+			}
+			s.lns[i] = nl
+			s.wg.Add(1)
+			go s.accept(nl, id)
+		}
+	}
 }
 
 // unpark submits parked fetches that can go; it reports whether any did.

@@ -175,3 +175,30 @@ func TestCreateTopics(t *testing.T) {
 		}
 	})
 }
+
+// A topic created while a broker is down is led by live brokers only; the
+// down broker's replicas are out of the ISR until it comes back.
+func TestCreateTopicWithABrokerDown(t *testing.T) {
+	s, _ := start(t, Config{})
+	c := ctx(t)
+	apply(t, s, "kill broker 2")
+	admin := client(t, s, kgo.ClientID("admin"))
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	rt := kmsg.NewCreateTopicsRequestTopic()
+	rt.Topic, rt.NumPartitions, rt.ReplicationFactor = "later", 3, 3
+	ct.Topics = append(ct.Topics, rt)
+	resp, err := admin.Request(c, ct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := resp.(*kmsg.CreateTopicsResponse).Topics[0]; r.ErrorCode != 0 {
+		t.Fatalf("CreateTopics with a broker down: error %d", r.ErrorCode)
+	}
+	s.Do(func(e Engine) {
+		for _, p := range e.World().Snapshot().Partitions {
+			if p.Topic == "later" && (p.Leader == 2 || p.Leader == 0 || slices.Contains(p.ISR, 2) || len(p.Replicas) != 3) {
+				t.Errorf("%s: leader %d, ISR %v, replicas %v", p.Name, p.Leader, p.ISR, p.Replicas)
+			}
+		}
+	})
+}

@@ -146,6 +146,13 @@ func (w *World) ExternalBroken() []int {
 	return out
 }
 
+// BrokerAlive reports whether broker id is running (`eoslab serve` listens
+// on the ports of running brokers only).
+func (w *World) BrokerAlive(id int) bool {
+	b := w.broker(id)
+	return b != nil && b.Alive()
+}
+
 // isExternal reports whether name is a real client.
 func (w *World) isExternal(name string) bool {
 	return w.ext != nil && w.ext.clients[name] != nil

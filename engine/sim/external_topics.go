@@ -162,10 +162,10 @@ type topicRefusal struct {
 // placeTopic decides where the replicas of a new topic go, as Kafka's
 // controller does for a creation without a manual assignment
 // (ReplicationControlManager.createTopic): numPartitions and rf of -1
-// take the defaults. Partitions are striped over the brokers, starting
-// where the last topic left off (Kafka's StripedReplicaPlacer starts at
-// random; here the start follows from the partitions so far, so a
-// replayed session places them alike).
+// take the defaults. Partitions are striped over the brokers, each led
+// by a live one, starting where the last topic left off (Kafka's
+// StripedReplicaPlacer starts at random; here the start follows from the
+// partitions so far, so a replayed session places them alike).
 func (w *World) placeTopic(numPartitions int32, rf int16) ([][]int, *topicRefusal) {
 	switch {
 	case rf < -1 || rf == 0:
@@ -187,10 +187,30 @@ func (w *World) placeTopic(numPartitions int32, rf int16) ([][]int, *topicRefusa
 	if len(w.parts)+n > MaxPartitions {
 		return nil, &topicRefusal{errPolicyViolation, w.tooMany(n)}
 	}
+	// Live brokers first, so that a partition's first replica, its leader,
+	// is live (Kafka's placer puts no leader on a fenced broker).
+	var order []int
+	for _, live := range []bool{true, false} {
+		for _, b := range w.brokers {
+			if b.Alive() == live {
+				order = append(order, b.ID)
+			}
+		}
+	}
+	if !w.brokers[order[0]-1].Alive() {
+		return nil, &topicRefusal{errInvalidReplicationFactor, fmt.Sprintf("Unable to replicate the partition %d time(s): All brokers are currently fenced or in controlled shutdown.", r)}
+	}
+	live := 0
+	for _, id := range order {
+		if w.brokers[id-1].Alive() {
+			live++
+		}
+	}
 	out := make([][]int, n)
 	for p := range out {
+		first := (len(w.parts) + p) % live
 		for i := range r {
-			out[p] = append(out[p], (len(w.parts)+p+i)%len(w.brokers)+1)
+			out[p] = append(out[p], order[(first+i)%len(order)])
 		}
 	}
 	return out, nil
