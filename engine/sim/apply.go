@@ -292,6 +292,9 @@ func (w *World) applyCluster(c *script.Cluster) error {
 }
 
 func (w *World) unknownProducer(name string) error {
+	if w.isExternal(name) {
+		return fmt.Errorf("%s is a real client (eoslab serve): the lab acts on its connections (lose, delay, reset) and on the brokers, never on the client itself", name)
+	}
 	return fmt.Errorf("unknown producer %q (create it first with: producer %s)", name, name)
 }
 
