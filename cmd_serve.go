@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -125,14 +126,16 @@ func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {
 		out.Write(buf)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "eoslab serve: "+format+"\n", a...) }
+	// Catch the signals before saying where the brokers listen: from then
+	// on, SIGINT and SIGTERM stop serve cleanly.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	srv, err := serve.Start(serve.Config{Listen: f.listen, Hold: f.hold, OnEvents: print, Logf: logf, DataDir: f.data, MaxConnections: f.maxConns}, rec)
 	if err != nil {
 		return err
 	}
 	addrs := srv.Addrs()
 	logf("brokers 1-%d on %s; topic %s with %d partitions; stop with ctrl+c", len(addrs), strings.Join(addrs, ", "), f.topic, f.partitions)
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if f.hold {
 		logf("--hold: every request waits; press enter to release the oldest")
 		go releaseOnEnter(ctx, cmd.InOrStdin(), srv, logf)
@@ -186,6 +189,9 @@ func serveTUI(cmd *cobra.Command, cfg *config, f *serveFlags, seed uint64) error
 	}
 	opt.Serve = &app.Served{Session: sess, Pump: srv.Pump, Held: srv.Held, Release: srv.Release, Addr: strings.Join(srv.Addrs(), ", ")}
 	runErr := app.Run(opt, screenFlags(cmd, cfg).program()...)
+	if errors.Is(runErr, tea.ErrInterrupted) {
+		runErr = nil // SIGINT (without a terminal, not ctrl+c): stop serving, as headless
+	}
 	closeErr := srv.Close()
 	if last != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "eoslab serve: last message: %s\n", last)
