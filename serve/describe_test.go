@@ -18,15 +18,19 @@ func TestDescribeAPIs(t *testing.T) {
 	produceTxn(t, c, p, "d", 2, kgo.TryCommit)
 	admin := client(t, s, kgo.ClientID("admin"))
 
-	dt := kmsg.NewPtrDescribeTransactionsRequest()
-	dt.TransactionalIDs = []string{"tx-d", "nobody"}
-	resp, err := admin.Request(c, dt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// EndTxn is answered once the commit is decided (PrepareCommit); the
+	// coordinator completes it when the markers are written.
 	states := map[string]kmsg.DescribeTransactionsResponseTransactionState{}
-	for _, st := range resp.(*kmsg.DescribeTransactionsResponse).TransactionStates {
-		states[st.TransactionalID] = st
+	for deadline := time.Now().Add(10 * time.Second); states["tx-d"].State != "CompleteCommit" && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		dt := kmsg.NewPtrDescribeTransactionsRequest()
+		dt.TransactionalIDs = []string{"tx-d", "nobody"}
+		resp, err := admin.Request(c, dt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range resp.(*kmsg.DescribeTransactionsResponse).TransactionStates {
+			states[st.TransactionalID] = st
+		}
 	}
 	if st := states["tx-d"]; st.ErrorCode != 0 || st.State != "CompleteCommit" || st.ProducerID < 0 || st.TimeoutMillis != 20000 {
 		t.Errorf("DescribeTransactions tx-d: %+v", st)
@@ -39,7 +43,7 @@ func TestDescribeAPIs(t *testing.T) {
 	dpt := kmsg.NewDescribeProducersRequestTopic()
 	dpt.Topic, dpt.Partitions = "orders", []int32{0}
 	dp.Topics = append(dp.Topics, dpt)
-	resp, err = admin.Request(c, dp)
+	resp, err := admin.Request(c, dp)
 	if err != nil {
 		t.Fatal(err)
 	}

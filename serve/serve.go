@@ -113,6 +113,7 @@ type Server struct {
 	// Owned by the loop.
 	conns    map[int]*conn
 	nextConn int
+	parked   int // connections whose fetch waits in purgatory
 	held     []*arrival
 	dataAt   int // -1 at shutdown: write the segments whatever the time
 	err      error
@@ -553,6 +554,7 @@ func (s *Server) submit(a *arrival) {
 	}
 	if f, ok := a.req.(*kmsg.FetchRequest); ok && s.eng.World().FetchWaits(c.broker, f) {
 		c.parked, c.until = a, a.at.Add(time.Duration(f.MaxWaitMillis)*time.Millisecond)
+		s.parked++
 		return
 	}
 	c.spoke = true
@@ -614,6 +616,9 @@ func (s *Server) hangup(c *conn) {
 		return
 	}
 	c.hungUp = true
+	if c.parked != nil {
+		s.parked--
+	}
 	c.backlog, c.parked = nil, nil
 	if c.held > 0 {
 		// The broker closed the connection (a fault): what it had not read
@@ -702,6 +707,9 @@ func (s *Server) syncListeners() {
 
 // unpark submits parked fetches that can go; it reports whether any did.
 func (s *Server) unpark() bool {
+	if s.parked == 0 {
+		return false // the usual case: no fetch waits
+	}
 	now := time.Now()
 	any := false
 	for _, n := range s.connOrder() {
@@ -715,6 +723,7 @@ func (s *Server) unpark() bool {
 		}
 		a := c.parked
 		c.parked = nil
+		s.parked--
 		s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: "Fetch", AtMs: s.at(), Data: a.data})
 		for len(c.backlog) > 0 && c.parked == nil {
 			b := c.backlog[0]
@@ -743,7 +752,7 @@ func (s *Server) nextWake() time.Duration {
 		wait = min(wait, time.Duration(due-Lead)*time.Millisecond-time.Since(s.start))
 	}
 	for _, c := range s.conns {
-		if c.parked != nil {
+		if s.parked > 0 && c.parked != nil {
 			wait = min(wait, time.Until(c.until))
 		}
 	}
