@@ -45,7 +45,9 @@ func newServeCommand(cfg *config) *cobra.Command {
 		Long: `serve starts the embedded cluster (3 brokers, each on its own port: by
 default 127.0.0.1:9092-9094) behind Kafka's wire protocol, so that real Kafka
 clients — Java, franz-go, librdkafka (kcat), Python — produce and consume
-while eoslab decides on every request as Kafka would (docs/serve.md).
+while eoslab decides on every request as Kafka would (docs/serve.md). The
+cluster starts with --topic; clients create more as with Kafka's defaults
+(auto.create.topics.enable=true, num.partitions=1) or with CreateTopics.
 
 Every request a client sends is recorded with its arrival time; headless,
 serve prints one line per decision (--trace json: every event as JSON
@@ -62,8 +64,8 @@ lab, enter on standard input headless).
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:9092", "HOST:PORT of broker 1; broker N listens on PORT+N-1 (loopback unless you name another address)")
-	fl.StringVar(&f.topic, "topic", "orders", "the topic to serve")
-	fl.IntVar(&f.partitions, "partitions", 3, "its partitions")
+	fl.StringVar(&f.topic, "topic", "orders", "the cluster's topic, which the lab's own producers write (clients may create others)")
+	fl.IntVar(&f.partitions, "partitions", 3, "the partitions of --topic")
 	fl.BoolVar(&f.hold, "hold", false, "hold every request until it is released (:release in the lab; enter on standard input headless)")
 	fl.BoolVar(&f.tui, "tui", false, "open the sandbox on the served cluster")
 	fl.StringVar(&f.trace, "trace", "text", "headless output: text (one line per decision) or json (every event, JSON Lines)")

@@ -188,6 +188,11 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("--listen %q: port must be 0-65535", cfg.Listen)
 	}
+	if host == "" {
+		// ":9092" names a port, not an address: loopback, as by default
+		// (0.0.0.0 or another address listens there, if named).
+		host = "127.0.0.1"
+	}
 	s := &Server{cfg: cfg, eng: eng, start: time.Now(), in: make(chan input, 1024), done: make(chan struct{}), conns: map[int]*conn{}}
 	w := eng.World()
 	w.KeepOutgoing(true)
@@ -197,7 +202,7 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 	}
 	s.listenHost = host
 	adv := host
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		adv = "127.0.0.1"
 	}
 	for id := 1; id <= n; id++ {

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/serve"
 	"github.com/eoslab/eoslab/ui/panel"
@@ -256,5 +257,28 @@ func TestServedSandboxBytesAndFaultKeys(t *testing.T) {
 	snap := sess.Timeline().Snapshot()
 	if dups != 1 || snap.Partitions[0].HighWatermark != 2 || len(snap.Anomalies) != 0 {
 		t.Errorf("%d duplicate decisions, orders-0 holds %d records, anomalies %v; want 1, 2, none", dups, snap.Partitions[0].HighWatermark, snap.Anomalies)
+	}
+
+	// What :save writes replays (eoslab play) to the same world: the
+	// same logs byte for byte, the same real producer and its batches.
+	cl.Close()
+	for range 20 {
+		m = pumpOnce(m)
+		time.Sleep(time.Millisecond)
+	}
+	m, _ = send(t, m, keyRunes("G"))
+	cmds, err := script.Parse("session.eos", []byte(sess.Script()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := sim.New(1)
+	for _, c := range cmds {
+		if _, err := w.Apply(c); err != nil {
+			t.Fatalf("%s: %v", c.Position(), err)
+		}
+	}
+	a, b := sess.Snapshot(), w.Snapshot()
+	if a.Step != b.Step || fmt.Sprint(a.Partitions) != fmt.Sprint(b.Partitions) || fmt.Sprint(a.Producers) != fmt.Sprint(b.Producers) {
+		t.Fatalf("the saved session replays to step %d, the lab is at step %d; partitions or producers differ", b.Step, a.Step)
 	}
 }
