@@ -152,8 +152,10 @@ func TestHoldPastRequestTimeout(t *testing.T) {
 				}
 			}
 		}
-		if appends != 2 || dups != 1 {
-			t.Errorf("%d appends and %d duplicates, want 2 and 1 (the held request appended, its retry a duplicate)", appends, dups)
+		// A slow machine may time the retry out too: every later copy is a
+		// duplicate as well.
+		if appends != 2 || dups < 1 {
+			t.Errorf("%d appends and %d duplicates, want 2 and at least 1 (the held request appended, its retry a duplicate)", appends, dups)
 		}
 		if hw := w.Snapshot().Partitions[0].HighWatermark; hw != 2 {
 			t.Errorf("orders-0 holds %d records, want 2", hw)
