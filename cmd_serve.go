@@ -13,6 +13,7 @@ import (
 	"sync"
 	"syscall"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -44,7 +45,9 @@ func newServeCommand(cfg *config) *cobra.Command {
 		Long: `serve starts the embedded cluster (3 brokers, each on its own port: by
 default 127.0.0.1:9092-9094) behind Kafka's wire protocol, so that real Kafka
 clients — Java, franz-go, librdkafka (kcat), Python — produce and consume
-while eoslab decides on every request as Kafka would (docs/serve.md).
+while eoslab decides on every request as Kafka would (docs/serve.md). The
+cluster starts with --topic; clients create more as with Kafka's defaults
+(auto.create.topics.enable=true, num.partitions=1) or with CreateTopics.
 
 Every request a client sends is recorded with its arrival time; headless,
 serve prints one line per decision (--trace json: every event as JSON
@@ -61,8 +64,8 @@ lab, enter on standard input headless).
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.listen, "listen", "127.0.0.1:9092", "HOST:PORT of broker 1; broker N listens on PORT+N-1 (loopback unless you name another address)")
-	fl.StringVar(&f.topic, "topic", "orders", "the topic to serve")
-	fl.IntVar(&f.partitions, "partitions", 3, "its partitions")
+	fl.StringVar(&f.topic, "topic", "orders", "the cluster's topic, which the lab's own producers write (clients may create others)")
+	fl.IntVar(&f.partitions, "partitions", 3, "the partitions of --topic")
 	fl.BoolVar(&f.hold, "hold", false, "hold every request until it is released (:release in the lab; enter on standard input headless)")
 	fl.BoolVar(&f.tui, "tui", false, "open the sandbox on the served cluster")
 	fl.StringVar(&f.trace, "trace", "text", "headless output: text (one line per decision) or json (every event, JSON Lines)")
@@ -125,14 +128,16 @@ func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {
 		out.Write(buf)
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(cmd.ErrOrStderr(), "eoslab serve: "+format+"\n", a...) }
+	// Catch the signals before saying where the brokers listen: from then
+	// on, SIGINT and SIGTERM stop serve cleanly.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	srv, err := serve.Start(serve.Config{Listen: f.listen, Hold: f.hold, OnEvents: print, Logf: logf, DataDir: f.data, MaxConnections: f.maxConns}, rec)
 	if err != nil {
 		return err
 	}
 	addrs := srv.Addrs()
 	logf("brokers 1-%d on %s; topic %s with %d partitions; stop with ctrl+c", len(addrs), strings.Join(addrs, ", "), f.topic, f.partitions)
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if f.hold {
 		logf("--hold: every request waits; press enter to release the oldest")
 		go releaseOnEnter(ctx, cmd.InOrStdin(), srv, logf)
@@ -186,6 +191,9 @@ func serveTUI(cmd *cobra.Command, cfg *config, f *serveFlags, seed uint64) error
 	}
 	opt.Serve = &app.Served{Session: sess, Pump: srv.Pump, Held: srv.Held, Release: srv.Release, Addr: strings.Join(srv.Addrs(), ", ")}
 	runErr := app.Run(opt, screenFlags(cmd, cfg).program()...)
+	if errors.Is(runErr, tea.ErrInterrupted) {
+		runErr = nil // SIGINT (without a terminal, not ctrl+c): stop serving, as headless
+	}
 	closeErr := srv.Close()
 	if last != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "eoslab serve: last message: %s\n", last)

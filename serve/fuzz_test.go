@@ -33,6 +33,21 @@ func FuzzFrame(f *testing.F) {
 	fr := kmsg.NewPtrFetchRequest()
 	fr.SetVersion(11)
 	f.Add(rawRequest(fr, 4, "c"))
+	ct := kmsg.NewPtrCreateTopicsRequest()
+	ct.SetVersion(7)
+	ctt := kmsg.NewCreateTopicsRequestTopic()
+	ctt.Topic, ctt.NumPartitions, ctt.ReplicationFactor = "events", -1, -1
+	ct.Topics = append(ct.Topics, ctt)
+	f.Add(rawRequest(ct, 5, "admin"))
+	amd := kmsg.NewPtrMetadataRequest()
+	amd.SetVersion(12)
+	amd.AllowAutoTopicCreation = true
+	amt := kmsg.NewMetadataRequestTopic()
+	name := "fresh"
+	amt.Topic = &name
+	amd.Topics = append(amd.Topics, amt)
+	f.Add(rawRequest(amd, 6, "auto"))
+	f.Add([]byte{0, 0, 0, 8, 0, 7, 0, 0, 0, 0, 0, 7}) // ControlledShutdown v0: no client id
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -91,3 +91,74 @@ func TestCloseStopsListening(t *testing.T) {
 		}
 	}
 }
+
+// With --hold the client's request.timeout.ms is part of the lesson: a
+// produce held past kgo's timeout (the produce timeout plus
+// RequestTimeoutOverhead) makes the client close its connection and send
+// the batch again on a new one. The broker still reads the first request
+// when it is released, and appends it (Kafka handles a request it has read
+// though its connection closed); the retry, released after it, is
+// recognised as a duplicate and answered with the original offset.
+func TestHoldPastRequestTimeout(t *testing.T) {
+	s, eng := start(t, Config{Hold: true})
+	eng.World().SetTracing(true)
+	c := ctx(t)
+	done := make(chan error, 1)
+	rec := &kgo.Record{Value: []byte("late")}
+	cl := client(t, s, kgo.DefaultProduceTopic("orders"), kgo.ClientID("patient"), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.ProduceRequestTimeout(100*time.Millisecond), kgo.RequestTimeoutOverhead(200*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 0 }))
+	releaseAll := func(what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			if !s.Release() {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatalf("%s: %v", what, err)
+					}
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not finish", what)
+			}
+		}
+	}
+	go func() { done <- cl.ProduceSync(c, &kgo.Record{Value: []byte("first")}).FirstErr() }()
+	releaseAll("the first produce")
+	go func() { done <- cl.ProduceSync(c, rec).FirstErr() }()
+	// Hold the produce until kgo gives up on it and reconnects: its new
+	// connection's first request is held behind it.
+	for deadline := time.Now().Add(10 * time.Second); s.Held() < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the client did not time out and reconnect (%d held)", s.Held())
+		}
+	}
+	releaseAll("the retried produce")
+	if rec.Offset != 1 {
+		t.Errorf("the retried record was acknowledged at offset %d, want the original 1", rec.Offset)
+	}
+	s.Do(func(e Engine) {
+		w := e.World()
+		var appends, dups int
+		for _, ev := range w.Trace() {
+			if ev.Kind == "produce.decision" {
+				switch ev.Str("outcome") {
+				case "append":
+					appends++
+				case "duplicate":
+					dups++
+				}
+			}
+		}
+		// A slow machine may time the retry out too: every later copy is a
+		// duplicate as well.
+		if appends != 2 || dups < 1 {
+			t.Errorf("%d appends and %d duplicates, want 2 and at least 1 (the held request appended, its retry a duplicate)", appends, dups)
+		}
+		if hw := w.Snapshot().Partitions[0].HighWatermark; hw != 2 {
+			t.Errorf("orders-0 holds %d records, want 2", hw)
+		}
+	})
+}

@@ -50,6 +50,21 @@ func TestKcatProduceConsume(t *testing.T) {
 	if got := strings.Fields(string(out)); strings.Join(got, ",") != strings.Join(lines, ",") {
 		t.Fatalf("kcat read %q, want the %d lines in order", got, len(lines))
 	}
+	// librdkafka's producer allows auto-creation (allow.auto.create.topics
+	// is true for producers): a topic that does not exist is created with
+	// Kafka's num.partitions, 1.
+	produce = exec.CommandContext(c, bin, "-b", broker, "-t", "fresh", "-P", "-X", "enable.idempotence=true")
+	produce.Stdin = strings.NewReader("a\nb\nc\n")
+	if out, err := produce.CombinedOutput(); err != nil {
+		t.Fatalf("kcat -P -t fresh: %v\n%s", err, out)
+	}
+	consume = exec.CommandContext(c, bin, "-b", broker, "-t", "fresh", "-C", "-X", "isolation.level=read_committed", "-e", "-q", "-f", "%p:%s\n")
+	if out, err = consume.Output(); err != nil {
+		t.Fatalf("kcat -C -t fresh: %v\n%s", err, out)
+	}
+	if got := strings.Fields(string(out)); strings.Join(got, ",") != "0:a,0:b,0:c" {
+		t.Fatalf("kcat read %q from the created topic, want a, b and c from partition 0", got)
+	}
 	s.Do(func(e Engine) {
 		snap := e.World().Snapshot()
 		found := false

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
@@ -11,7 +12,8 @@ import (
 )
 
 // A served session — an idempotent producer whose answer is lost and
-// retried, a transaction, a read_committed consumer — saved as a script
+// retried, a topic created by a producer's Metadata, a transaction, a
+// read_committed consumer — saved as a script
 // replays to the same world: the same logs byte for byte, the same
 // producer state, transactions and group offsets.
 func TestServedSessionReplays(t *testing.T) {
@@ -34,6 +36,10 @@ func TestServedSessionReplays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	auto := client(t, s, kgo.ClientID("auto"), kgo.DefaultProduceTopic("events"), kgo.AllowAutoTopicCreation(), kgo.MetadataMinAge(20*time.Millisecond))
+	if err := auto.ProduceSync(c, &kgo.Record{Value: []byte("e")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
 	tx := client(t, s, kgo.ClientID("tx"), kgo.TransactionalID("tx-r"), kgo.DefaultProduceTopic("orders"))
 	produceTxn(t, c, tx, "t", 3, kgo.TryCommit)
 	rc := client(t, s, kgo.ClientID("rc"), kgo.ConsumeTopics("orders"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
@@ -50,6 +56,7 @@ func TestServedSessionReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
+	auto.Close()
 	tx.Close()
 	rc.Close()
 	if err := s.Close(); err != nil {
@@ -67,6 +74,9 @@ func TestServedSessionReplays(t *testing.T) {
 		}
 	}
 	a, b := w.Snapshot(), r.Snapshot()
+	if len(a.Partitions) != 4 || len(b.Partitions) != 4 {
+		t.Fatalf("%d partitions served, %d replayed; want orders-0..2 and events-0", len(a.Partitions), len(b.Partitions))
+	}
 	if a.Step != b.Step || a.TimeMs != b.TimeMs {
 		t.Fatalf("replayed to step %d at %d ms, served world is at step %d at %d ms", b.Step, b.TimeMs, a.Step, a.TimeMs)
 	}

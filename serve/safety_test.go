@@ -190,14 +190,33 @@ func TestMessageMaxBytes(t *testing.T) {
 	}
 }
 
-// The default listen address is loopback.
-func TestDefaultListenIsLoopback(t *testing.T) {
-	var cfg Config
-	if cfg.Listen != "" {
-		t.Fatal("unexpected default")
-	}
+// The brokers listen on loopback unless an address is named: by default
+// (127.0.0.1:9092), and with a port alone (":0"); an unspecified address
+// named explicitly (0.0.0.0) listens on every interface and is advertised
+// as loopback.
+func TestListenIsLoopbackUnlessNamed(t *testing.T) {
 	host, _, _ := net.SplitHostPort(defaultListen)
 	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
 		t.Fatalf("default listen %s is not loopback", defaultListen)
+	}
+	for listen, loopback := range map[string]bool{":0": true, "127.0.0.1:0": true, "0.0.0.0:0": false} {
+		w, err := NewWorld(1, "orders", 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Start(Config{Listen: listen}, NewWorldEngine(w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, ln := range s.lns {
+			ip := ln.Addr().(*net.TCPAddr).IP
+			if ip.IsLoopback() != loopback {
+				t.Errorf("--listen %s: broker %d listens on %s", listen, i+1, ip)
+			}
+			if adv := s.Addrs()[i]; !strings.HasPrefix(adv, "127.0.0.1:") {
+				t.Errorf("--listen %s: broker %d advertised as %s", listen, i+1, adv)
+			}
+		}
+		s.Close()
 	}
 }

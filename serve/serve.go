@@ -97,21 +97,23 @@ type Config struct {
 
 // Server is a running `eoslab serve`.
 type Server struct {
-	cfg    Config
-	eng    Engine
-	start  time.Time
-	lns    []net.Listener
-	addrs  []string // advertised host:port by broker id - 1
-	hosts  []string
-	ports  []int32
-	in     chan input
-	done   chan struct{}
-	wg     sync.WaitGroup
-	closed sync.Once
+	cfg        Config
+	eng        Engine
+	start      time.Time
+	lns        []net.Listener // by broker id - 1; nil while the broker is down
+	addrs      []string       // advertised host:port by broker id - 1
+	listenHost string
+	hosts      []string
+	ports      []int32
+	in         chan input
+	done       chan struct{}
+	wg         sync.WaitGroup
+	closed     sync.Once
 
 	// Owned by the loop.
 	conns    map[int]*conn
 	nextConn int
+	parked   int // connections whose fetch waits in purgatory
 	held     []*arrival
 	dataAt   int // -1 at shutdown: write the segments whatever the time
 	err      error
@@ -121,10 +123,14 @@ type Server struct {
 	dataDirty   bool
 	dataSizes   map[string]int64
 
-	// Guarded by mu: what other goroutines may ask.
+	// Guarded by mu: what other goroutines may ask, and the listeners
+	// (the loop closes a dead broker's and listens again when it is back).
 	mu       sync.Mutex
 	nOpen    int
 	heldSeen int
+	closing  bool
+
+	relistenAt time.Time // loop: when to try listening again after a failure
 }
 
 // input is something for the loop to do.
@@ -157,6 +163,12 @@ type conn struct {
 	parked  *arrival
 	until   time.Time
 	hungUp  bool
+	// --hold: requests of this connection still held, and whether the
+	// client closed its socket behind them (the broker learns of the close
+	// after reading what came before it).
+	held     int
+	hangLate bool
+	spoke    bool // a request of it reached the engine, which knows it since
 }
 
 // Start listens on one port per broker of the engine's cluster and serves
@@ -176,6 +188,11 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("--listen %q: port must be 0-65535", cfg.Listen)
 	}
+	if host == "" {
+		// ":9092" names a port, not an address: loopback, as by default
+		// (0.0.0.0 or another address listens there, if named).
+		host = "127.0.0.1"
+	}
 	s := &Server{cfg: cfg, eng: eng, start: time.Now(), in: make(chan input, 1024), done: make(chan struct{}), conns: map[int]*conn{}}
 	w := eng.World()
 	w.KeepOutgoing(true)
@@ -183,8 +200,9 @@ func Start(cfg Config, eng Engine) (*Server, error) {
 	if port != 0 && port+n-1 > 65535 {
 		return nil, fmt.Errorf("--listen %q: brokers 1-%d need ports %d-%d", cfg.Listen, n, port, port+n-1)
 	}
+	s.listenHost = host
 	adv := host
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
 		adv = "127.0.0.1"
 	}
 	for id := 1; id <= n; id++ {
@@ -223,9 +241,14 @@ func (s *Server) Addrs() []string { return slices.Clone(s.addrs) }
 // error writing segment files met, if any.
 func (s *Server) Close() error {
 	s.closed.Do(func() {
+		s.mu.Lock()
+		s.closing = true
 		for _, ln := range s.lns {
-			ln.Close()
+			if ln != nil {
+				ln.Close()
+			}
 		}
+		s.mu.Unlock()
 		close(s.done)
 		if s.cfg.Manual {
 			s.shutdown()
@@ -270,7 +293,11 @@ func (s *Server) Release() bool {
 			a := s.held[0]
 			s.held = s.held[1:]
 			s.setHeld()
+			a.c.held--
 			s.submit(a)
+			if a.c.held == 0 && a.c.hangLate {
+				s.hangup(a.c)
+			}
 			released = true
 		}
 	})
@@ -498,11 +525,20 @@ func (s *Server) handle(in input) {
 		}
 		if s.cfg.Hold {
 			s.held = append(s.held, a)
+			a.c.held++
 			s.setHeld()
 			return
 		}
 		s.submit(a)
 	case in.hang != nil:
+		if c := in.hang; c.held > 0 && !c.hungUp {
+			// The client closed its socket behind requests still held: they
+			// reached the broker, which reads them when they are released
+			// and only then the close (Kafka handles the requests it has
+			// read though their connection closed; the answers go nowhere).
+			c.hangLate = true
+			return
+		}
 		s.hangup(in.hang)
 	case in.fn != nil:
 		in.fn(s.eng)
@@ -523,8 +559,10 @@ func (s *Server) submit(a *arrival) {
 	}
 	if f, ok := a.req.(*kmsg.FetchRequest); ok && s.eng.World().FetchWaits(c.broker, f) {
 		c.parked, c.until = a, a.at.Add(time.Duration(f.MaxWaitMillis)*time.Millisecond)
+		s.parked++
 		return
 	}
+	c.spoke = true
 	s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: sim.APIName(a.hdr.Key), AtMs: s.at(), Data: a.data})
 }
 
@@ -583,9 +621,21 @@ func (s *Server) hangup(c *conn) {
 		return
 	}
 	c.hungUp = true
+	if c.parked != nil {
+		s.parked--
+	}
 	c.backlog, c.parked = nil, nil
+	if c.held > 0 {
+		// The broker closed the connection (a fault): what it had not read
+		// is gone with it.
+		s.held = slices.DeleteFunc(s.held, func(a *arrival) bool { return a.c == c })
+		c.held = 0
+		s.setHeld()
+	}
 	delete(s.conns, c.n)
-	s.apply(&script.Hangup{Conn: c.n, AtMs: s.at()})
+	if c.spoke {
+		s.apply(&script.Hangup{Conn: c.n, AtMs: s.at()})
+	}
 }
 
 // settle performs what is due, writes what the world owes the sockets,
@@ -620,11 +670,51 @@ func (s *Server) settle() {
 			break
 		}
 	}
+	s.syncListeners()
 	s.writeData()
+}
+
+// relistenEvery is how soon a broker that came back tries its port again
+// when listening failed (another process took it meanwhile).
+const relistenEvery = 100 * time.Millisecond
+
+// syncListeners makes the ports follow the brokers: a broker that is down
+// (kill broker) listens on nothing, so that a client connecting to it is
+// refused, as by a Kafka broker that is not running, and listens again on
+// its port once it is back.
+func (s *Server) syncListeners() {
+	w := s.eng.World()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return
+	}
+	for i, ln := range s.lns {
+		id := i + 1
+		alive := w.BrokerAlive(id)
+		switch {
+		case !alive && ln != nil:
+			ln.Close() // its accept returns
+			s.lns[i] = nil
+		case alive && ln == nil && !time.Now().Before(s.relistenAt):
+			nl, err := net.Listen("tcp", net.JoinHostPort(s.listenHost, strconv.Itoa(int(s.ports[i]))))
+			if err != nil {
+				s.logf("broker %d: listening again: %v", id, err)
+				s.relistenAt = time.Now().Add(relistenEvery)
+				continue
+			}
+			s.lns[i] = nl
+			s.wg.Add(1)
+			go s.accept(nl, id)
+		}
+	}
 }
 
 // unpark submits parked fetches that can go; it reports whether any did.
 func (s *Server) unpark() bool {
+	if s.parked == 0 {
+		return false // the usual case: no fetch waits
+	}
 	now := time.Now()
 	any := false
 	for _, n := range s.connOrder() {
@@ -638,6 +728,7 @@ func (s *Server) unpark() bool {
 		}
 		a := c.parked
 		c.parked = nil
+		s.parked--
 		s.apply(&script.Arrive{Conn: c.n, Broker: c.broker, API: "Fetch", AtMs: s.at(), Data: a.data})
 		for len(c.backlog) > 0 && c.parked == nil {
 			b := c.backlog[0]
@@ -666,7 +757,7 @@ func (s *Server) nextWake() time.Duration {
 		wait = min(wait, time.Duration(due-Lead)*time.Millisecond-time.Since(s.start))
 	}
 	for _, c := range s.conns {
-		if c.parked != nil {
+		if s.parked > 0 && c.parked != nil {
 			wait = min(wait, time.Until(c.until))
 		}
 	}

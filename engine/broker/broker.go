@@ -94,14 +94,28 @@ func NewGroup() *GroupOffsets {
 	return &GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}, Members: map[string]string{}, Awaiting: map[string]bool{}}
 }
 
-// ValidateTxnCommit is ClassicGroup.validateOffsetCommit for a
-// TxnOffsetCommit: a request without group metadata (generation -1, no
-// member id: the groupId-only API) is accepted; otherwise the member must
-// be in the group (UNKNOWN_MEMBER_ID) at its current generation
-// (ILLEGAL_GENERATION). This is what fences a stale instance after a
+// ValidateTxnCommit is the group coordinator's check of a
+// TxnOffsetCommit's group metadata (OffsetMetadataManager.
+// validateTransactionalOffsetCommit, ClassicGroup.validateOffsetCommit);
+// g is nil when the group does not exist. A group that does not exist
+// accepts only a request without a generation (the groupId-only API, or
+// a consumer outside group management: the group is created), else
+// ILLEGAL_GENERATION. In a group with no members a request without a
+// generation is accepted whatever member id it names. Otherwise a request
+// naming a generation or a member must come from a member of the group
+// (UNKNOWN_MEMBER_ID) at its current generation (ILLEGAL_GENERATION); one
+// naming neither is accepted (older clients' TxnOffsetCommit carries no
+// group metadata). This is what fences a stale instance after a
 // rebalance when every instance has its own transactional.id (KIP-447).
 func (g *GroupOffsets) ValidateTxnCommit(member string, generation int32) kerr.Code {
-	if generation < 0 && member == "" {
+	switch {
+	case g == nil && generation < 0:
+		return kerr.None
+	case g == nil:
+		return kerr.IllegalGeneration
+	case generation < 0 && len(g.Members) == 0:
+		return kerr.None
+	case generation < 0 && member == "":
 		return kerr.None
 	}
 	if _, ok := g.Members[member]; !ok {

@@ -195,22 +195,26 @@ func (b *Broker) HandleTxnOffsetCommit(m *msg.Message, req msg.TxnOffsetCommitRe
 	}
 	groups := env.Groups()
 	g := groups[req.Group]
-	if code == kerr.None && g == nil {
-		g = NewGroup()
-		groups[req.Group] = g
-	}
 	if code == kerr.None {
 		// After the transaction check (KIP-890), as the group coordinator
 		// validates the member when it writes (OffsetMetadataManager.
 		// validateTransactionalOffsetCommit).
 		code = g.ValidateTxnCommit(req.MemberID, req.GenerationID)
 		if code != kerr.None && env.Tracing() {
-			env.Emit(b.ev("group.refused", fmt.Sprintf("refuses the offsets of group %s from producer id %d: member %q at generation %d, the group is at generation %d (%s)",
-				req.Group, req.ProducerID, req.MemberID, req.GenerationID, g.Generation, code.Name())).
+			gen, state := int32(-1), "does not exist"
+			if g != nil {
+				gen, state = g.Generation, fmt.Sprintf("is at generation %d", g.Generation)
+			}
+			env.Emit(b.ev("group.refused", fmt.Sprintf("refuses the offsets of group %s from producer id %d: member %q at generation %d, the group %s (%s)",
+				req.Group, req.ProducerID, req.MemberID, req.GenerationID, state, code.Name())).
 				With("group", trace.Str(req.Group)).With("member", trace.Str(req.MemberID)).
-				With("generation", trace.Int(int64(req.GenerationID))).With("group_generation", trace.Int(int64(g.Generation))).
+				With("generation", trace.Int(int64(req.GenerationID))).With("group_generation", trace.Int(int64(gen))).
 				With("error", trace.Str(code.Name())))
 		}
+	}
+	if code == kerr.None && g == nil {
+		g = NewGroup() // a simple group, created by the commit
+		groups[req.Group] = g
 	}
 	if code == kerr.None {
 		// A later commit for the same partition in the transaction wins.

@@ -9,9 +9,9 @@ import (
 // request a broker reads (100 MiB).
 const MaxRequestBytes = 100 << 20
 
-// minRequestBytes is the smallest request: api key, version, correlation
-// id and a null client id.
-const minRequestBytes = 10
+// minRequestBytes is the smallest request: api key, version and
+// correlation id (ControlledShutdown v0's header has no client id).
+const minRequestBytes = 8
 
 // Arrive is a request a real Kafka client sent to `eoslab serve`: its
 // bytes exactly as they came off the socket (the request header and body,

@@ -177,7 +177,7 @@ func (w *World) findHanging(id int) {
 	if !w.tracing() {
 		return
 	}
-	scope := "every partition of " + w.cluster.Topic
+	scope := "every partition of " + strings.Join(w.topicNames(), ", ")
 	if id != 0 {
 		scope = fmt.Sprintf("the partitions with a replica on broker %d", id)
 	}

@@ -292,11 +292,14 @@ func (w *World) applyCluster(c *script.Cluster) error {
 }
 
 func (w *World) unknownProducer(name string) error {
+	if w.isExternal(name) {
+		return fmt.Errorf("%s is a real client (eoslab serve): the lab acts on its connections (lose, delay, reset) and on the brokers, never on the client itself", name)
+	}
 	return fmt.Errorf("unknown producer %q (create it first with: producer %s)", name, name)
 }
 
 func (w *World) unknownPartition(tp msg.TP) error {
-	return fmt.Errorf("unknown partition %s (topic %s has partitions 0-%d)", tp, w.cluster.Topic, len(w.parts)-1)
+	return fmt.Errorf("unknown partition %s (topic %s has partitions 0-%d)", tp, w.cluster.Topic, w.cluster.Partitions-1)
 }
 
 func modeOf(m script.ProducerMode) client.Mode {

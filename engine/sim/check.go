@@ -172,11 +172,11 @@ type checker struct {
 	sources   sourceIndex
 	seen      []hist.Vec[seenAt] // by producer number, by serial: where a judged log holds the record
 	gens      uint32             // partition checks started so far
-	parts     []*partCheck       // by partition number (the world has one topic)
+	parts     []*partCheck       // by index in the world's partitions
 	acks      hist.List[ackRec]
 	lost      hist.Map[int, struct{}] // acks found lost (by index): reported once
 	fresh     []int                   // acks not checked yet
-	rescan    []bool                  // by partition: its leader changed, check the whole log again
+	rescan    []bool                  // by index in the world's partitions: its leader changed, check the whole log again
 	readsSeen map[string]int          // per consumer: reads already checked
 	reported  hist.Map[string, struct{}]
 	anomalies []Anomaly // appended to, never changed in place
@@ -223,17 +223,25 @@ func (c *checker) noteSent(data []byte, s source) {
 	}
 }
 
-// noteAck records a batch the producer was told is written.
-func (c *checker) noteAck(producer string, b *client.Batch) {
+// noteAck records a batch the producer was told is written (simulated
+// producers write to the cluster's topic, whose partition numbers are
+// their indexes in the world's partitions).
+func (c *checker) noteAck(producer string, b *client.Batch) { c.noteAckAt(producer, b, b.TP.Partition) }
+
+// noteAckAt is noteAck for the partition at index part of the world's
+// partitions (World.partIndex).
+func (c *checker) noteAckAt(producer string, b *client.Batch, part int) {
 	c.fresh = append(c.fresh, c.acks.Len())
-	c.acks.Append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(b.TP.Partition)})
+	c.acks.Append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(part)})
 }
 
-func (c *checker) leaderChanged(tp msg.TP) {
-	for len(c.rescan) <= tp.Partition {
+// leaderChanged notes that the partition at index part of the world's
+// partitions (World.partIndex) has a new leader.
+func (c *checker) leaderChanged(part int) {
+	for len(c.rescan) <= part {
 		c.rescan = append(c.rescan, false)
 	}
-	c.rescan[tp.Partition] = true
+	c.rescan[part] = true
 }
 
 // run scans what changed in this step.

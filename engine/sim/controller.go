@@ -34,7 +34,7 @@ func (w *World) elect(m *partMeta, newLeader int, isr []int, why string) {
 			env.Fetch(id, m.tp)
 		}
 	}
-	w.check.leaderChanged(m.tp)
+	w.check.leaderChanged(w.partIndex(m.tp))
 	w.wakeClients()
 }
 
@@ -245,6 +245,6 @@ func (w *World) rejoin(m *partMeta, id int) {
 		w.dropFromISR(m, id)
 		w.brokers[id-1].BecomeFollower(m.tp, m.leader, m.epoch, m.replicas, w.leaderLog(m), env)
 		env.Fetch(id, m.tp)
-		w.check.leaderChanged(m.tp)
+		w.check.leaderChanged(w.partIndex(m.tp))
 	}
 }

@@ -195,7 +195,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		c = w.openConn(pair, ps)
 	}
 	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.id, ReplyTo: replyTo, Body: body},
-		due: w.now + LatencyMs, cn: c, dir: dir}
+		due: w.now + wireMs(c), cn: c, dir: dir}
 	if to.Client != "" {
 		f.to = c.slot
 	}

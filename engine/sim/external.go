@@ -146,6 +146,13 @@ func (w *World) ExternalBroken() []int {
 	return out
 }
 
+// BrokerAlive reports whether broker id is running (`eoslab serve` listens
+// on the ports of running brokers only).
+func (w *World) BrokerAlive(id int) bool {
+	b := w.broker(id)
+	return b != nil && b.Alive()
+}
+
 // isExternal reports whether name is a real client.
 func (w *World) isExternal(name string) bool {
 	return w.ext != nil && w.ext.clients[name] != nil
@@ -299,11 +306,33 @@ func (w *World) sendExternal(x *extConn, xr *extReq, body msg.Body) {
 		// the client still wrote goes nowhere (serve closes the socket).
 		return
 	}
-	_, c := w.sendOn(msg.ClientAddr(x.client), msg.BrokerAddr(x.broker), 0, 0, body, &x.ps)
+	from, to := msg.ClientAddr(x.client), msg.BrokerAddr(x.broker)
+	if x.cn == nil {
+		// Open the engine's side first, so that even the first message
+		// travels on a connection known to be real (wireMs).
+		pair, _ := endsOf(from, to, body)
+		c := w.openConn(pair, &x.ps)
+		x.cn = c
+		c.slot, c.cons, c.ext = nil, nil, x
+	}
+	_, c := w.sendOn(from, to, 0, 0, body, &x.ps)
 	if c != nil && x.cn != c {
 		x.cn = c
 		c.slot, c.cons, c.ext = nil, nil, x
 	}
+}
+
+// wireMs is how long a message spends on the wire of connection c:
+// LatencyMs, except on a real client's connection, whose wire is the real
+// socket the request already crossed when it arrived (and the answer
+// crosses after it is sent): there the broker reads a request the moment
+// it arrives, and an answer is on its way out as soon as it is sent. Faults
+// still act on those messages (a delay holds them DelayMs).
+func wireMs(c *connection) int64 {
+	if c.ext != nil {
+		return 0
+	}
+	return LatencyMs
 }
 
 // hangup is `hangup CONN at=MS`: the real client (or serve, after a
@@ -546,7 +575,7 @@ func (cl *extClient) settleBatch(w *World, r msg.ProduceResult) {
 		}
 		b.State, b.BaseOffset, b.Error = "acked", r.BaseOffset, ""
 		if cl.txnID == "" {
-			w.check.noteAck(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP})
+			w.check.noteAckAt(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP}, w.partIndex(r.TP))
 		}
 		return
 	}

@@ -34,6 +34,7 @@ const (
 	errPolicyViolation      = 44
 	errMemberIDRequired     = 79
 	errUnstableOffsetCommit = 88
+	errUnknownTopicID       = 100
 )
 
 // ClusterID is what Metadata names the served cluster.
@@ -196,28 +197,48 @@ func (w *World) metadata(q *kmsg.MetadataRequest) *kmsg.MetadataResponse {
 			resp.ControllerID = int32(b.ID)
 		}
 	}
-	topics := []string{w.cluster.Topic}
-	if q.Topics != nil {
-		topics = topics[:0]
-		for _, t := range q.Topics {
-			if t.Topic != nil {
-				topics = append(topics, *t.Topic)
+	var topics []string
+	if q.Topics == nil {
+		topics = w.topicNames() // every topic: none is created
+	}
+	allowCreate := q.Version < 4 || q.AllowAutoTopicCreation // implicit before v4
+	for _, t := range q.Topics {
+		name := ""
+		switch {
+		case t.Topic != nil:
+			name = *t.Topic
+		case t.TopicID != [16]byte{}: // v12+: by id
+			if name = w.topicByID(t.TopicID); name == "" {
+				mt := kmsg.NewMetadataResponseTopic()
+				mt.TopicID, mt.ErrorCode = t.TopicID, errUnknownTopicID
+				resp.Topics = append(resp.Topics, mt)
+				continue
 			}
+		}
+		if name != "" && !slices.Contains(topics, name) { // a set, as Kafka reads it
+			topics = append(topics, name)
 		}
 	}
 	for _, name := range topics {
 		mt := kmsg.NewMetadataResponseTopic()
 		n := name
 		mt.Topic = &n
-		if name != w.cluster.Topic {
-			// One topic per served cluster: another name is unknown, as to
-			// a Kafka with auto-create off (docs/serve.md).
-			mt.ErrorCode = errUnknownTopicOrPartition
+		parts := w.topicPartitions(name)
+		if len(parts) == 0 {
+			// auto.create.topics.enable is true, as Kafka's default.
+			switch {
+			case allowCreate:
+				mt.ErrorCode = w.autoCreate(name)
+			case invalidTopic(name) != nil:
+				mt.ErrorCode = errInvalidTopic
+			default:
+				mt.ErrorCode = errUnknownTopicOrPartition
+			}
 			resp.Topics = append(resp.Topics, mt)
 			continue
 		}
 		mt.TopicID = TopicID(name)
-		for _, m := range w.parts {
+		for _, m := range parts {
 			p := kmsg.NewMetadataResponseTopicPartition()
 			p.Partition, p.Leader, p.LeaderEpoch = int32(m.tp.Partition), int32(m.leader), m.epoch
 			if m.leader == 0 {
@@ -314,26 +335,6 @@ func (w *World) listOffsets(broker int, q *kmsg.ListOffsetsRequest) *kmsg.ListOf
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
-}
-
-// createTopics: the served cluster has its one topic; creating it again is
-// TOPIC_ALREADY_EXISTS, another is refused with POLICY_VIOLATION.
-func (w *World) createTopics(q *kmsg.CreateTopicsRequest) *kmsg.CreateTopicsResponse {
-	resp := q.ResponseKind().(*kmsg.CreateTopicsResponse)
-	for _, t := range q.Topics {
-		rt := kmsg.NewCreateTopicsResponseTopic()
-		rt.Topic, rt.NumPartitions, rt.ReplicationFactor = t.Topic, -1, -1
-		var why string
-		switch {
-		case t.Topic == w.cluster.Topic:
-			rt.ErrorCode, why = errTopicAlreadyExists, fmt.Sprintf("Topic '%s' already exists.", t.Topic)
-		default:
-			rt.ErrorCode, why = errPolicyViolation, fmt.Sprintf("eoslab serve has one topic, %s (start it with --topic %s --partitions N to serve another)", w.cluster.Topic, t.Topic)
-		}
-		rt.ErrorMessage = &why
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp

@@ -88,12 +88,20 @@ var ErrMalformed = errors.New("malformed request")
 // UNSUPPORTED_VERSION. A request that cannot be read is an error wrapping
 // ErrMalformed, saying why.
 func DecodeRequest(data []byte) (h RequestHeader, req kmsg.Request, unsupported bool, err error) {
-	if len(data) < 10 {
+	if len(data) < 8 {
 		return h, nil, false, fmt.Errorf("%w: %d bytes is shorter than a request header", ErrMalformed, len(data))
 	}
 	h.Key = int16(binary.BigEndian.Uint16(data[0:]))
 	h.Version = int16(binary.BigEndian.Uint16(data[2:]))
 	h.CorrelationID = int32(binary.BigEndian.Uint32(data[4:]))
+	if h.Key == 7 && h.Version == 0 {
+		// ControlledShutdown v0 has the only v0 request header: no client
+		// id (Kafka's RequestHeader). It is not served.
+		return h, nil, true, nil
+	}
+	if len(data) < 10 {
+		return h, nil, false, fmt.Errorf("%w: %d bytes is shorter than a request header", ErrMalformed, len(data))
+	}
 	n := int16(binary.BigEndian.Uint16(data[8:]))
 	rest := data[10:]
 	if n >= 0 {

@@ -339,7 +339,10 @@ func (w *World) flush() []trace.Event {
 }
 
 func (w *World) meta(tp msg.TP) *partMeta {
-	if tp.Topic != w.cluster.Topic || tp.Partition < 0 || tp.Partition >= len(w.parts) {
+	if tp.Topic != w.cluster.Topic {
+		return w.createdMeta(tp) // a topic a real client created (external_topics.go)
+	}
+	if tp.Partition < 0 || tp.Partition >= w.cluster.Partitions {
 		return nil
 	}
 	return w.parts[tp.Partition]

@@ -36,11 +36,17 @@ func (m Model) faultFor(k tea.KeyMsg) (fault, bool) {
 		if prod == nil {
 			return needProducer(m.keys.LoseResponse)
 		}
+		if realClient(prod) {
+			return fault{m.keys.LoseResponse, "lose response " + prod.Name, prod.Name + "'s next answer is lost after the broker acts: serve closes its socket, and it reconnects and retries"}, true
+		}
 		return fault{m.keys.LoseResponse, "lose response " + prod.Name, responseTarget(snap, prod) +
 			" will be lost, and its connection breaks there: the broker acts, " + prod.Name + " hears nothing more on it until request.timeout.ms"}, true
 	case key.Matches(k, m.keys.LoseRequest):
 		if prod == nil {
 			return needProducer(m.keys.LoseRequest)
+		}
+		if realClient(prod) {
+			return fault{m.keys.LoseRequest, "lose request " + prod.Name, prod.Name + "'s next request is lost before the broker reads it: serve closes its socket, and it reconnects and retries"}, true
 		}
 		return fault{m.keys.LoseRequest, "lose request " + prod.Name, requestTarget(prod) +
 			" will vanish, and its connection breaks there: what follows on it is lost too, until request.timeout.ms"}, true
@@ -72,10 +78,16 @@ func (m Model) faultFor(k tea.KeyMsg) (fault, bool) {
 		if prod == nil {
 			return needProducer(m.keys.RestartProducer)
 		}
+		if realClient(prod) {
+			return fault{binding: m.keys.RestartProducer, preview: prod.Name + " is a real client: restart it yourself; the lab acts on its connections and the brokers"}, true
+		}
 		return fault{m.keys.RestartProducer, "restart producer " + prod.Name, fmt.Sprintf("%s restarts: a new producer id, sequences from 0, %s dropped", prod.Name, unfinished(prod))}, true
 	case key.Matches(k, m.keys.Pause):
 		if prod == nil {
 			return needProducer(m.keys.Pause)
+		}
+		if realClient(prod) {
+			return fault{binding: m.keys.Pause, preview: prod.Name + " is a real client: the lab cannot pause it (hold its requests with eoslab serve --hold)"}, true
 		}
 		if prod.Paused {
 			return fault{m.keys.Pause, "resume " + prod.Name, prod.Name + " wakes up and carries on as if no time had passed (a zombie?)"}, true
@@ -99,6 +111,10 @@ func (m Model) faultFor(k tea.KeyMsg) (fault, bool) {
 	}
 	return fault{}, false
 }
+
+// realClient reports whether p is a real Kafka client of eoslab serve,
+// which the lab reaches only through its connections.
+func realClient(p *sim.ProducerView) bool { return strings.HasSuffix(p.Mode, "(real client)") }
 
 func producer(s *sim.Snapshot, name string) *sim.ProducerView {
 	for i := range s.Producers {

@@ -138,6 +138,23 @@ func (r *Reader) Int64() int64 {
 func (r *Reader) Bytes(n int) []byte { return r.take(n) }
 
 func (r *Reader) uvarint(maxBytes int) uint64 {
+	// One or two bytes is the usual case (the deltas, lengths and sizes of
+	// a batch's records): read them without the loop.
+	if off := r.Off; off+1 < len(r.Src) && r.err == nil {
+		c := r.Src[off]
+		if c < 0x80 {
+			r.Off = off + 1
+			return uint64(c)
+		}
+		if d := r.Src[off+1]; d < 0x80 {
+			r.Off = off + 2
+			return uint64(c&0x7f) | uint64(d)<<7
+		}
+	}
+	return r.uvarintSlow(maxBytes)
+}
+
+func (r *Reader) uvarintSlow(maxBytes int) uint64 {
 	if r.err != nil {
 		return 0
 	}

@@ -26,6 +26,11 @@ func TestVarintVectors(t *testing.T) {
 		if back := r.Varint(); int64(back) != c.v || r.Err() != nil || r.Remaining() != 0 {
 			t.Errorf("read back %d: %d %v", c.v, back, r.Err())
 		}
+		// With a byte after it (the one- and two-byte fast paths read ahead).
+		r = Reader{Src: append(AppendVarint(nil, int32(c.v)), 0x80)}
+		if back := r.Varint(); int64(back) != c.v || r.Err() != nil || r.Remaining() != 1 {
+			t.Errorf("read back %d followed by a byte: %d %v", c.v, back, r.Err())
+		}
 	}
 	if got := hex.EncodeToString(AppendVarlong(nil, math.MinInt64)); got != "ffffffffffffffffff01" {
 		t.Errorf("varlong min = %s", got)
