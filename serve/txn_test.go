@@ -83,6 +83,19 @@ func TestKgoTransactionsIsolation(t *testing.T) {
 	if got := readUntil(t, c, ru, "end-0"); !slices.Equal(got, wantRU) {
 		t.Errorf("read_uncommitted read %v, want %v", got, wantRU)
 	}
+	// The lab shows what each real consumer hands its application: the
+	// broker's answers, filtered as the client library filters them.
+	s.Do(func(e Engine) {
+		handed := map[string][]string{}
+		for _, c := range e.World().Snapshot().Consumers {
+			for _, r := range c.Read {
+				handed[c.Name] = append(handed[c.Name], string(r.Value))
+			}
+		}
+		if !slices.Equal(handed["rc"], wantRC) || !slices.Equal(handed["ru"], wantRU) {
+			t.Errorf("the consumers' views hold rc %v and ru %v, want %v and %v", handed["rc"], handed["ru"], wantRC, wantRU)
+		}
+	})
 	// The coordinator completes the commit once the markers are written,
 	// which may be after a reader saw them.
 	eventually(t, s, func(e Engine) string {

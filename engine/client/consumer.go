@@ -249,6 +249,18 @@ func (c *Consumer) OnResponse(m *msg.Message, env ConsumerEnv) bool {
 	return true
 }
 
+// Accept is the client-side filter for a consumer the engine does not run
+// (a real client of eoslab serve): the broker's answer to its fetch from
+// offset from, filtered as the client library does, with the records it
+// hands its application kept in Records (the newest keep of them).
+func (c *Consumer) Accept(tp msg.TP, from int64, resp msg.ConsumerFetchResponse, keep int) {
+	c.positions[tp] = from
+	c.consume(tp, resp)
+	if n := len(c.read); n > keep {
+		c.read = slices.Clone(c.read[n-keep:])
+	}
+}
+
 // consume applies Kafka's client-side filter (CompletedFetch) and returns
 // the offsets handed to the application.
 func (c *Consumer) consume(tp msg.TP, resp msg.ConsumerFetchResponse) []int64 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -85,6 +86,7 @@ type extClient struct {
 	isolation  string
 	positions  map[msg.TP]int64
 	readCount  int64
+	reader     *client.Consumer // what the client hands its application, filtered as its library does
 	group      string
 	maxBatches int
 }
@@ -643,16 +645,23 @@ func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b
 		}
 		limit := partitionMaxBytes(xr.fetch, b.TP)
 		var n int64
+		sent := b
+		sent.Batches = b.Batches[:0:0]
 		for i, data := range b.Batches {
 			if i > 0 && len(p.RecordBatches)+len(data) > limit {
 				break
 			}
+			sent.Batches = append(sent.Batches, data)
 			p.RecordBatches = append(p.RecordBatches, data...)
 			if h, err := record.ParseHeader(data); err == nil {
 				n = h.LastOffset() + 1
 				cl.readCount += int64(h.RecordsCount)
 			}
 		}
+		if cl.reader == nil {
+			cl.reader = client.NewConsumer(cl.name, cl.isolation == "read_committed", nil, "", nil, math.MaxInt32)
+		}
+		cl.reader.Accept(b.TP, fetchOffset(xr.fetch, b.TP), sent, maxClientBatches)
 		if n > 0 {
 			cl.positions[b.TP] = n
 		}
@@ -663,6 +672,21 @@ func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b
 		}
 		return
 	}
+}
+
+// fetchOffset is the offset the request fetched tp from.
+func fetchOffset(r *kmsg.FetchRequest, tp msg.TP) int64 {
+	for _, t := range r.Topics {
+		if t.Topic != tp.Topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if int(p.Partition) == tp.Partition {
+				return p.FetchOffset
+			}
+		}
+	}
+	return 0
 }
 
 func partitionMaxBytes(r *kmsg.FetchRequest, tp msg.TP) int {
@@ -809,6 +833,9 @@ func (w *World) externalViews(s *Snapshot) {
 		}
 		if cl.consumer {
 			v := ConsumerView{Name: name, Isolation: cl.isolation, Group: cl.group}
+			if cl.reader != nil {
+				v.Read = slices.Clone(cl.reader.Records())
+			}
 			tps := make([]msg.TP, 0, len(cl.positions))
 			for tp := range cl.positions {
 				tps = append(tps, tp)
@@ -913,6 +940,9 @@ func (e *extWorld) clone(cl *cloner) *extWorld {
 		d.batches = slices.Clone(c.batches)
 		d.sent = maps.Clone(c.sent)
 		d.positions = maps.Clone(c.positions)
+		if c.reader != nil {
+			d.reader = c.reader.Clone()
+		}
 		out.clients[name] = &d
 	}
 	for name, g := range e.groups {
