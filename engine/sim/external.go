@@ -646,12 +646,12 @@ func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b
 		limit := partitionMaxBytes(xr.fetch, b.TP)
 		var n int64
 		sent := b
-		sent.Batches = b.Batches[:0:0]
+		sent.Batches = nil
 		for i, data := range b.Batches {
 			if i > 0 && len(p.RecordBatches)+len(data) > limit {
 				break
 			}
-			sent.Batches = append(sent.Batches, data)
+			sent.Batches = b.Batches[:i+1]
 			p.RecordBatches = append(p.RecordBatches, data...)
 			if h, err := record.ParseHeader(data); err == nil {
 				n = h.LastOffset() + 1
@@ -661,7 +661,11 @@ func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b
 		if cl.reader == nil {
 			cl.reader = client.NewConsumer(cl.name, cl.isolation == "read_committed", nil, "", nil, math.MaxInt32)
 		}
-		cl.reader.Accept(b.TP, fetchOffset(xr.fetch, b.TP), sent, maxClientBatches)
+		from := int64(0)
+		if fp := fetchPartition(xr.fetch, b.TP); fp != nil {
+			from = fp.FetchOffset
+		}
+		cl.reader.Accept(b.TP, from, sent, maxClientBatches)
 		if n > 0 {
 			cl.positions[b.TP] = n
 		}
@@ -674,31 +678,23 @@ func (w *World) fillFetch(cl *extClient, xr *extReq, resp *kmsg.FetchResponse, b
 	}
 }
 
-// fetchOffset is the offset the request fetched tp from.
-func fetchOffset(r *kmsg.FetchRequest, tp msg.TP) int64 {
-	for _, t := range r.Topics {
-		if t.Topic != tp.Topic {
-			continue
-		}
-		for _, p := range t.Partitions {
-			if int(p.Partition) == tp.Partition {
-				return p.FetchOffset
+// fetchPartition is the request's entry for tp (nil if it has none).
+func fetchPartition(r *kmsg.FetchRequest, tp msg.TP) *kmsg.FetchRequestTopicPartition {
+	for i := range r.Topics {
+		if t := &r.Topics[i]; t.Topic == tp.Topic {
+			for j := range t.Partitions {
+				if int(t.Partitions[j].Partition) == tp.Partition {
+					return &t.Partitions[j]
+				}
 			}
 		}
 	}
-	return 0
+	return nil
 }
 
 func partitionMaxBytes(r *kmsg.FetchRequest, tp msg.TP) int {
-	for _, t := range r.Topics {
-		if t.Topic != tp.Topic {
-			continue
-		}
-		for _, p := range t.Partitions {
-			if int(p.Partition) == tp.Partition && p.PartitionMaxBytes > 0 {
-				return int(p.PartitionMaxBytes)
-			}
-		}
+	if p := fetchPartition(r, tp); p != nil && p.PartitionMaxBytes > 0 {
+		return int(p.PartitionMaxBytes)
 	}
 	return MaxMessageBytes
 }
