@@ -102,14 +102,7 @@ func listPaths(w io.Writer) error {
 func checkPath(cmd *cobra.Command, file string) bool {
 	p, err := lessons.LoadPath(file)
 	if err != nil {
-		var errs lesson.Errors
-		if errors.As(err, &errs) {
-			for _, e := range errs {
-				fmt.Fprintln(cmd.ErrOrStderr(), e)
-			}
-		} else {
-			fmt.Fprintln(cmd.ErrOrStderr(), fileProblem(err))
-		}
+		reportLoadError(cmd, err)
 		return false
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (path %s, %d chapters, %d min)\n", file, p.Name, len(p.Stops), p.Minutes())
