@@ -27,6 +27,8 @@ const (
 	UnknownServerError                 Code = -1
 	None                               Code = 0
 	CorruptMessage                     Code = 2
+	UnknownTopicOrPartition            Code = 3
+	LeaderNotAvailable                 Code = 5
 	NotLeaderOrFollower                Code = 6
 	RequestTimedOut                    Code = 7
 	MessageTooLarge                    Code = 10
@@ -34,13 +36,22 @@ const (
 	CoordinatorLoadInProgress          Code = 14
 	CoordinatorNotAvailable            Code = 15
 	NotCoordinator                     Code = 16
+	InvalidTopic                       Code = 17
 	NotEnoughReplicas                  Code = 19
 	NotEnoughReplicasAfterAppend       Code = 20
 	InvalidRequiredAcks                Code = 21
 	IllegalGeneration                  Code = 22
 	UnknownMemberID                    Code = 25
+	RebalanceInProgress                Code = 27
 	InvalidTimestamp                   Code = 32
+	UnsupportedVersion                 Code = 35
+	TopicAlreadyExists                 Code = 36
+	InvalidPartitions                  Code = 37
+	InvalidReplicationFactor           Code = 38
+	InvalidReplicaAssignment           Code = 39
+	InvalidConfig                      Code = 40
 	InvalidRequest                     Code = 42
+	PolicyViolation                    Code = 44
 	OutOfOrderSequenceNumber           Code = 45
 	DuplicateSequenceNumber            Code = 46
 	InvalidProducerEpoch               Code = 47
@@ -52,9 +63,11 @@ const (
 	TransactionalIDAuthorizationFailed Code = 53
 	KafkaStorageError                  Code = 56
 	UnknownProducerID                  Code = 59
+	MemberIDRequired                   Code = 79
 	InvalidRecord                      Code = 87
 	UnstableOffsetCommit               Code = 88
 	ProducerFenced                     Code = 90
+	UnknownTopicID                     Code = 100
 	TransactionalIDNotFound            Code = 105
 	TransactionAbortable               Code = 120
 )
@@ -70,6 +83,19 @@ var table = map[Code]info{
 	UnknownServerError:                 {"UNKNOWN_SERVER_ERROR", false, "The server experienced an unexpected error when processing the request."},
 	None:                               {"NONE", false, "Success."},
 	CorruptMessage:                     {"CORRUPT_MESSAGE", true, "The batch failed its CRC check or is otherwise corrupt."},
+	UnknownTopicOrPartition:            {"UNKNOWN_TOPIC_OR_PARTITION", true, "This broker does not host the topic or partition."},
+	LeaderNotAvailable:                 {"LEADER_NOT_AVAILABLE", true, "The partition has no leader right now (an election, or a topic just created)."},
+	InvalidTopic:                       {"INVALID_TOPIC_EXCEPTION", false, "The topic name is not valid."},
+	RebalanceInProgress:                {"REBALANCE_IN_PROGRESS", false, "The group is rebalancing: the member must rejoin."},
+	UnsupportedVersion:                 {"UNSUPPORTED_VERSION", false, "The broker does not serve this version of the request."},
+	TopicAlreadyExists:                 {"TOPIC_ALREADY_EXISTS", false, "A topic of that name exists."},
+	InvalidPartitions:                  {"INVALID_PARTITIONS", false, "The number of partitions is not valid."},
+	InvalidReplicationFactor:           {"INVALID_REPLICATION_FACTOR", false, "The replication factor is not valid."},
+	InvalidReplicaAssignment:           {"INVALID_REPLICA_ASSIGNMENT", false, "The replica assignment is not valid."},
+	InvalidConfig:                      {"INVALID_CONFIG", false, "A configuration in the request is not valid."},
+	PolicyViolation:                    {"POLICY_VIOLATION", false, "The request breaks a policy the broker enforces."},
+	MemberIDRequired:                   {"MEMBER_ID_REQUIRED", false, "A new member must rejoin with the member id the coordinator just gave it (KIP-394)."},
+	UnknownTopicID:                     {"UNKNOWN_TOPIC_ID", true, "This broker knows no topic with that id."},
 	NotLeaderOrFollower:                {"NOT_LEADER_OR_FOLLOWER", true, "This broker is not the leader (or a follower) for the partition."},
 	RequestTimedOut:                    {"REQUEST_TIMED_OUT", true, "The request timed out before the required replicas acknowledged it."},
 	MessageTooLarge:                    {"MESSAGE_TOO_LARGE", false, "The batch is larger than the partition accepts."},

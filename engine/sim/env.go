@@ -356,6 +356,10 @@ func summarize(m *msg.Message) string {
 		return fmt.Sprintf("%s from offset %d (%s)", b.TP, b.Offset, iso)
 	case msg.ConsumerFetchResponse:
 		return fmt.Sprintf("%s %s %d batch(es), high watermark %d, last stable offset %d", b.TP, b.Error.Name(), len(b.Batches), b.HighWatermark, b.LastStableOffset)
+	case wireRequest:
+		return summarizeWire(b)
+	case wireResponse:
+		return summarizeWireResponse(b)
 	}
 	return ""
 }

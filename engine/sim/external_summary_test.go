@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// A real client's state requests are shown with what they ask, and their
+// answers with Kafka's error names — never an empty summary after the
+// colon of "rdkafka sends Metadata #3 to broker 1: ".
+func TestWireSummaries(t *testing.T) {
+	topic := "orders"
+	meta := kmsg.NewPtrMetadataRequest()
+	meta.Version = 12
+	mt := kmsg.NewMetadataRequestTopic()
+	mt.Topic = &topic
+	meta.Topics = append(meta.Topics, mt)
+	meta.AllowAutoTopicCreation = true
+	allMeta := kmsg.NewPtrMetadataRequest()
+	allMeta.Version = 1
+	allMeta.Topics = nil
+	join := kmsg.NewPtrJoinGroupRequest()
+	join.Version, join.Group = 5, "g1"
+	joinResp := kmsg.NewPtrJoinGroupResponse()
+	joinResp.Version, joinResp.ErrorCode = 5, 79
+	joined := kmsg.NewPtrJoinGroupResponse()
+	joined.Version, joined.Generation, joined.MemberID = 5, 2, "m-1"
+	hb := kmsg.NewPtrHeartbeatRequest()
+	hb.Version, hb.Group, hb.Generation, hb.MemberID = 4, "g1", 3, "m-1"
+	hbResp := kmsg.NewPtrHeartbeatResponse()
+	hbResp.Version, hbResp.ErrorCode = 4, 27
+	lo := kmsg.NewPtrListOffsetsRequest()
+	lo.Version, lo.IsolationLevel = 2, 1
+	lt := kmsg.NewListOffsetsRequestTopic()
+	lt.Topic = "orders"
+	lp := kmsg.NewListOffsetsRequestTopicPartition()
+	lp.Partition, lp.Timestamp = 1, -2
+	lt.Partitions = append(lt.Partitions, lp)
+	lo.Topics = append(lo.Topics, lt)
+	fc := kmsg.NewPtrFindCoordinatorRequest()
+	fc.Version, fc.CoordinatorType, fc.CoordinatorKeys = 4, 1, []string{"tx-1"}
+	fcResp := kmsg.NewPtrFindCoordinatorResponse()
+	fcResp.Version = 4
+	co := kmsg.NewFindCoordinatorResponseCoordinator()
+	co.NodeID = 2
+	fcResp.Coordinators = append(fcResp.Coordinators, co)
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version, av.ClientSoftwareName, av.ClientSoftwareVersion = 3, "librdkafka", "2.0.2"
+	unsupported := kmsg.NewPtrApiVersionsResponse()
+	unsupported.Version, unsupported.ErrorCode = 0, 35
+
+	for _, c := range []struct {
+		name string
+		body msg.Body
+		want string
+	}{
+		{"metadata of a topic", wireRequest{api: "Metadata", req: meta}, "v12 for orders (auto-create allowed)"},
+		{"metadata of every topic", wireRequest{api: "Metadata", req: allMeta}, "v1 for every topic"},
+		{"a new member joins", wireRequest{api: "JoinGroup", req: join}, "v5 group g1, a new member"},
+		{"KIP-394's first answer", wireResponse{api: "JoinGroup", resp: joinResp}, "v5 MEMBER_ID_REQUIRED"},
+		{"joined", wireResponse{api: "JoinGroup", resp: joined}, "v5 NONE, generation 2, member m-1"},
+		{"heartbeat", wireRequest{api: "Heartbeat", req: hb}, "v4 group g1 generation 3, m-1"},
+		{"heartbeat in a rebalance", wireResponse{api: "Heartbeat", resp: hbResp}, "v4 REBALANCE_IN_PROGRESS"},
+		{"list offsets", wireRequest{api: "ListOffsets", req: lo}, "v2 orders-1 earliest (read_committed)"},
+		{"find a transaction coordinator", wireRequest{api: "FindCoordinator", req: fc}, "v4, the transaction coordinator of tx-1"},
+		{"the coordinator found", wireResponse{api: "FindCoordinator", resp: fcResp}, "v4 NONE, broker 2"},
+		{"api versions", wireRequest{api: "ApiVersions", req: av}, "v3 from librdkafka 2.0.2"},
+		{"answered on arrival", wireRequest{api: "ApiVersions", prepared: unsupported}, "v0, answered UNSUPPORTED_VERSION"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := summarize(&msg.Message{Body: c.body}); got != c.want {
+				t.Fatalf("summary %q, want %q", got, c.want)
+			}
+		})
+	}
+}
