@@ -94,7 +94,13 @@ func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {
 		return fmt.Errorf("--listen %q: %v (want HOST:PORT, e.g. 127.0.0.1:9092)", f.listen, err)
 	}
 	if _, err := script.ParseLine(fmt.Sprintf("cluster topic=%s partitions=%d", f.topic, f.partitions)); err != nil {
-		return fmt.Errorf("--topic/--partitions: %v", strings.TrimPrefix(err.Error(), "1:1: "))
+		// The check is the command language's; its position is of a line the user never wrote.
+		why := err.Error()
+		var se *script.Error
+		if errors.As(err, &se) {
+			why = strings.TrimPrefix(se.Msg, "cluster: ")
+		}
+		return fmt.Errorf("--topic %q --partitions %d: %s", f.topic, f.partitions, why)
 	}
 	if f.data != "" {
 		if err := os.MkdirAll(f.data, 0o755); err != nil {

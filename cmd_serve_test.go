@@ -99,8 +99,9 @@ func TestServeFlagsAreChecked(t *testing.T) {
 	cases := []struct{ args, want string }{
 		{"serve --trace xml", "--trace must be text or json"},
 		{"serve --listen nonsense", "--listen \"nonsense\""},
-		{"serve --partitions 0", "--topic/--partitions"},
-		{"serve --topic bad/name", "--topic/--partitions"},
+		{"serve --partitions 0", `--topic "orders" --partitions 0: partitions must be a positive integer`},
+		{"serve --partitions 100", `--partitions 100: partitions must be at most 64`},
+		{"serve --topic bad/name", `--topic "bad/name" --partitions 3: topic name "bad/name" may only contain`},
 		{"serve --max-connections 0", "--max-connections must be at least 1"},
 	}
 	for _, c := range cases {
