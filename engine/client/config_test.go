@@ -63,7 +63,7 @@ func TestResolve(t *testing.T) {
 // ExponentialBackoff.backoff: doubled per retry, jitter applied to the
 // term, the maximum applied after the jitter.
 func TestBackoffDoublesToTheMaximum(t *testing.T) {
-	p := &Producer{cfg: Config{RetryBackoffMs: 100, RetryBackoffMaxMs: 1000}}
+	p := &Producer{cfg: &Config{RetryBackoffMs: 100, RetryBackoffMaxMs: 1000}}
 	tests := []struct {
 		attempts int
 		jitter   float64

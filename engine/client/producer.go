@@ -151,11 +151,12 @@ type request struct {
 // Producer models the Java producer's sender and idempotence bookkeeping.
 type Producer struct {
 	name        string
-	mode        Mode
-	cfg         Config
+	cfg         *Config // shared by the producers resolved from the same settings; never written
 	pid         int64
+	mode        Mode // mode, epoch and the two flags share a word: a world may hold a million producers
+	initWaiting bool // an InitProducerId request is in flight
+	bumpNeeded  bool
 	epoch       int16
-	initWaiting bool                 // an InitProducerId request is in flight
 	initAt      int64                // earliest time to (re)send InitProducerId
 	parts       []*partitionState    // sorted by partition (TxnPartitionMap)
 	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
@@ -163,7 +164,6 @@ type Producer struct {
 	reqs        []*request           // requests in flight, by id
 	spareReqs   []*request
 	inflight    []int // requests in flight per broker connection, by broker id
-	bumpNeeded  bool
 	nextBatchID int
 	serial      int64
 	fatal       string
@@ -174,16 +174,30 @@ type Producer struct {
 // New resolves the configuration and creates the producer. Warnings are
 // Kafka's silent adjustments; an error is Kafka's ConfigException.
 func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Producer, []string, error) {
+	cfg, warnings, err := ResolveFor(mode, txnID, settings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewResolved(name, mode, &cfg, env), warnings, nil
+}
+
+// ResolveFor resolves the configuration of a producer of the mode: a plain
+// producer sets enable.idempotence=false and a transactional one its
+// transactional.id before the user's settings.
+func ResolveFor(mode Mode, txnID string, settings []Setting) (Config, []string, error) {
 	switch mode {
 	case ModePlain:
 		settings = append([]Setting{{"enable.idempotence", "false"}}, settings...)
 	case ModeTransactional:
 		settings = append([]Setting{{"transactional.id", txnID}}, settings...)
 	}
-	cfg, warnings, err := Resolve(settings)
-	if err != nil {
-		return nil, nil, err
-	}
+	return Resolve(settings)
+}
+
+// NewResolved creates a producer with a configuration ResolveFor made for
+// its mode. cfg is kept, not copied: a world with a million producers of
+// the same settings holds one.
+func NewResolved(name string, mode Mode, cfg *Config, env Env) *Producer {
 	p := &Producer{
 		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch, initAt: env.Now(),
 	}
@@ -194,12 +208,12 @@ func New(name string, mode Mode, txnID string, settings []Setting, env Env) (*Pr
 	if cfg.Idempotent {
 		env.Wake(env.Now())
 	}
-	return p, warnings, nil
+	return p
 }
 
 // Name, Config, ProducerID and Epoch describe the producer.
 func (p *Producer) Name() string      { return p.name }
-func (p *Producer) Config() Config    { return p.cfg }
+func (p *Producer) Config() Config    { return *p.cfg }
 func (p *Producer) ProducerID() int64 { return p.pid }
 func (p *Producer) Epoch() int16      { return p.epoch }
 

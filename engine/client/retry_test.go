@@ -35,7 +35,7 @@ func TestCanRetryOutOfOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := &Producer{cfg: Config{Idempotent: true, Retries: 1 << 30, DeliveryTimeoutMs: 120_000}, pid: 7}
+			p := &Producer{cfg: &Config{Idempotent: true, Retries: 1 << 30, DeliveryTimeoutMs: 120_000}, pid: 7}
 			if tt.transactional {
 				p.txn = &txnManager{}
 			}
@@ -55,7 +55,7 @@ func TestCanRetryOutOfOrder(t *testing.T) {
 // attempts reached retries, whatever the error.
 func TestCanRetryLimits(t *testing.T) {
 	tp := msg.TP{Topic: "orders", Partition: 0}
-	p := &Producer{cfg: Config{Idempotent: true, Retries: 2, DeliveryTimeoutMs: 1000}, parts: []*partitionState{{tp: tp}}}
+	p := &Producer{cfg: &Config{Idempotent: true, Retries: 2, DeliveryTimeoutMs: 1000}, parts: []*partitionState{{tp: tp}}}
 	tests := []struct {
 		attempts int
 		now      int64

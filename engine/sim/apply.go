@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -345,7 +347,8 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	}
 	s.env = &producerEnv{w, s, s.life}
 	s.wakePending = false
-	p, warnings, err := client.New(name, s.mode, s.txnID, s.config, s.env)
+	rc := w.resolve(s)
+	warnings, err := rc.warnings, rc.err
 	if err != nil {
 		s.removed = true
 		if w.tracing() {
@@ -354,6 +357,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 		}
 		return nil
 	}
+	p := client.NewResolved(name, s.mode, rc.cfg, s.env)
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
 	cfg := p.Config()
@@ -513,4 +517,44 @@ func FormatDuration(ms int64) string {
 		}
 	}
 	return out
+}
+
+// resolvedConfig is a producer configuration as client.ResolveFor made it,
+// kept for every producer created with the same mode, transactional id and
+// settings: a world of a million producers with the defaults resolves
+// (and holds) one.
+type resolvedConfig struct {
+	cfg      *client.Config
+	warnings []string
+	err      error
+}
+
+// maxResolvedConfigs bounds the cache: transactional producers have a key
+// each, and a script may make any number of them.
+const maxResolvedConfigs = 256
+
+func (w *World) resolve(s *producerSlot) resolvedConfig {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(s.mode)))
+	b.WriteByte(0)
+	b.WriteString(s.txnID)
+	for _, kv := range s.config {
+		b.WriteByte(0)
+		b.WriteString(kv.Key)
+		b.WriteByte(1)
+		b.WriteString(kv.Value)
+	}
+	key := b.String()
+	if rc, ok := w.configs[key]; ok {
+		return rc
+	}
+	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID, s.config)
+	rc := resolvedConfig{cfg: &cfg, warnings: warnings, err: err}
+	if w.configs == nil {
+		w.configs = map[string]resolvedConfig{}
+	}
+	if len(w.configs) < maxResolvedConfigs {
+		w.configs[key] = rc
+	}
+	return rc
 }

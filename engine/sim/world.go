@@ -67,16 +67,16 @@ type producerSlot struct {
 	env      *producerEnv // the current incarnation's view of the world
 	p        *client.Producer
 	life     int // incarnation: a restart makes a new one
-	paused   bool
-	mode     client.Mode
 	txnID    string
 	config   []client.Setting
 	held     []item          // items that fell due while paused
-	removed  bool            // creation failed (ConfigException)
 	txnAcked []*client.Batch // acknowledged in the open transaction
 	txnEnds  int             // transactions whose end the checker has seen
-	// The one pending wake of the sender (see producerEnv.Wake).
-	wakePending bool
+	// The flags and the mode share a word: a world may hold a million producers.
+	paused      bool
+	removed     bool // creation failed (ConfigException)
+	wakePending bool // the one pending wake of the sender (see producerEnv.Wake)
+	mode        client.Mode
 	wakeDue     int64
 	wakeGen     int
 	pairs       []pairState // by broker id: its connections
@@ -108,6 +108,7 @@ type World struct {
 	parts       []*partMeta
 	pidNext     int64
 	producers   map[string]*producerSlot
+	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	prodOrder   []string
 	queue       queue
 	seq         uint64
