@@ -239,8 +239,13 @@ func (s *Session) finish(job *Job) {
 func (job *Job) Progress() (steps int, deadline int64) { return job.j.Steps, job.j.Deadline() }
 
 // Replay reports, for a replay, the steps replayed so far and the steps of
-// the history it plays again; ok is false for other jobs.
-func (job *Job) Replay() (steps, of int, ok bool) { return job.j.Replay() }
+// the history it plays again; ok is false for other jobs (and no job).
+func (job *Job) Replay() (steps, of int, ok bool) {
+	if job == nil {
+		return 0, 0, false
+	}
+	return job.j.Replay()
+}
 
 // Load applies a whole script (`:load`), forking first when behind. It
 // stops at the first command the world refuses and reports it with its
