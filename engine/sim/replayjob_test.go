@@ -36,7 +36,7 @@ func sameReplay(a, b *ReplayResult) bool {
 // it gives the same worlds.
 func TestReplayJobSlicesEqualWhole(t *testing.T) {
 	replays := []string{"replay p1", "replay p1 acks=all", "replay p1 plain acks=1", "replay p1 max.in.flight.requests.per.connection=1"}
-	for seed := uint64(1); seed <= uint64(labRuns(t, 12)); seed++ {
+	for seed := uint64(1); seed <= uint64(labRuns(t, 8)); seed++ {
 		for i, line := range replays {
 			producer := []string{"producer p1 plain", "producer p1 acks=1", "producer p1"}[(int(seed)+i)%3]
 			whole, sliced := labHistory(seed, producer), labHistory(seed, producer)
