@@ -79,17 +79,18 @@ type Model struct {
 	focusPartition, focusProducer string // chosen by the learner; "" follows the action
 	shownPartition, shownProducer string // what the panels show now
 
-	cmdbar commandbar.Model
-	job    *runningJob // a long command running a slice at a time, or nil
+	cmdbar   commandbar.Model
+	job      *runningJob // a long command running a slice at a time, or nil
+	help     help.Model
+	showHelp bool
+	helpPage helpPage // what the overlay shows, and how far it is scrolled (help.go)
+	pending  *fault   // a fault key waiting for confirmation
+	status   string
+	tone     statusbar.Tone
+
 	// sliceTime is how long a slice of a job works when not jobSliceTime
 	// (tests: one piece of work a slice, so that progress is exact).
 	sliceTime time.Duration
-	help      help.Model
-	showHelp  bool
-	helpPage  helpPage // what the overlay shows, and how far it is scrolled (help.go)
-	pending   *fault   // a fault key waiting for confirmation
-	status    string
-	tone      statusbar.Tone
 
 	showReplication bool       // the timeline shows replication traffic unfolded
 	presenter       bool       // the lesson screen shows the presenter notes (kept from chapter to chapter)
