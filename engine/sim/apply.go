@@ -48,7 +48,10 @@ type Job struct {
 	deadline int64 // advance: the clock it moves to
 	done     bool
 	started  []trace.Event // what starting it said (advance's announcement)
-	// Steps is how many steps it has performed so far.
+	replay   *replayRun    // replay: the scratch world under way
+	cmd      script.Command
+	// Steps is how many steps it has performed so far (a replay: steps of
+	// the world it replays on).
 	Steps int
 }
 
@@ -58,6 +61,7 @@ const (
 	jobStep jobKind = iota + 1
 	jobRun
 	jobAdvance
+	jobReplay
 )
 
 // StartJob begins c if it takes steps (step, run, advance); otherwise it
@@ -69,6 +73,50 @@ func (w *World) StartJob(c script.Command) (*Job, bool) {
 	j := &Job{}
 	w.startJob(c, j)
 	return j, true
+}
+
+// StartReplay begins a replay (`replay NAME ...`) as a job: Continue
+// plays the history again on a scratch world a slice at a time, and only
+// when it is done does the world keep the result, as Apply would, and
+// record the command in its history. Stopped before that, it leaves the
+// world exactly as it was: nothing applied, recorded or traced. An error
+// (the history creates no such producer) is Apply's, and changes nothing.
+func (w *World) StartReplay(c *script.Replay) (*Job, error) {
+	rr, err := w.startReplay(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Job{w: w, kind: jobReplay, replay: rr, cmd: c}, nil
+}
+
+// Replay reports, for a replay, the steps played so far on the scratch
+// world and the steps of the history it plays again (the replay may take
+// more or fewer); ok is false for other jobs.
+func (j *Job) Replay() (steps, of int, ok bool) {
+	if j.kind != jobReplay {
+		return 0, 0, false
+	}
+	return j.replay.r.steps, j.replay.of, true
+}
+
+// continueReplay is Continue for a replay: the world changes only at the
+// end, when it keeps the result and records the command as Apply does.
+func (j *Job) continueReplay(maxSteps int) ([]trace.Event, bool) {
+	if j.done {
+		return nil, true
+	}
+	rr := j.replay
+	finished := rr.advance(maxSteps)
+	j.Steps = rr.r.steps
+	if !finished {
+		return nil, false
+	}
+	j.done = true
+	w := j.w
+	w.keepReplay(rr.result())
+	w.record(action{kind: actApply, cmd: j.cmd})
+	w.check.run(w)
+	return w.flush(), true
 }
 
 // takesSteps reports whether c is performed as a job of steps.
@@ -113,6 +161,9 @@ func (j *Job) Deadline() int64 { return j.deadline }
 // Continue performs at most maxSteps more steps and returns their events,
 // and whether the job is done.
 func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
+	if j.kind == jobReplay {
+		return j.continueReplay(maxSteps)
+	}
 	w := j.w
 	start := len(w.trace) // the steps' events follow each other in the trace
 	var out []trace.Event // unless the trace is not kept
@@ -164,12 +215,16 @@ func (w *World) collect(out, evs []trace.Event) []trace.Event {
 }
 
 // Stop ends the job where it is: an advance leaves the clock at its last
-// step. It says so in the trace.
+// step. It says so in the trace. A replay stopped is dropped: the world is
+// left as it was before it, its trace included.
 func (j *Job) Stop() []trace.Event {
 	if j.done {
 		return nil
 	}
 	j.done = true
+	if j.kind == jobReplay {
+		return nil
+	}
 	w := j.w
 	if w.tracing() {
 		w.emit(trace.New("command.stopped", fmt.Sprintf("stopped after %d step(s), at %s", j.Steps, trace.FormatTime(w.now))).

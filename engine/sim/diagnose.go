@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -122,8 +123,36 @@ func (w *World) inputs() []script.Command {
 
 // replayWith plays the world's inputs again on a fresh world with the same
 // seed, producer c.Producer.Name created as c says, and keeps what its
-// checker found. The world itself is not changed.
+// checker found. The world itself is not changed but for the result.
 func (w *World) replayWith(c *script.Replay) error {
+	rr, err := w.startReplay(c)
+	if err != nil {
+		return err
+	}
+	for !rr.advance(math.MaxInt) {
+	}
+	w.keepReplay(rr.result())
+	return nil
+}
+
+// replayRun is a replay under way: the scratch world and the history's
+// inputs still to play on it. It performs them a bounded amount at a time
+// (advance), each step-taking input as a job of its own, so that a front
+// end can draw between slices and drop the replay unfinished; the world
+// it replays is not touched until the result is kept (keepReplay).
+type replayRun struct {
+	res   *ReplayResult
+	r     *World           // the scratch world
+	in    []script.Command // the history's inputs, the producer replaced
+	next  int              // the input to play next
+	job   Job              // the input in progress when it takes steps
+	inJob bool
+	of    int // the replayed history's steps
+}
+
+// startReplay prepares c's replay: it refuses a producer the history
+// never creates, and changes nothing.
+func (w *World) startReplay(c *script.Replay) (*replayRun, error) {
 	name := c.Producer.Name
 	in := w.inputs()
 	found := false
@@ -135,28 +164,64 @@ func (w *World) replayWith(c *script.Replay) error {
 		}
 	}
 	if !found {
-		return fmt.Errorf("replay: this history creates no producer %q (its producers: %s)", name, strings.Join(w.prodOrder, ", "))
+		return nil, fmt.Errorf("replay: this history creates no producer %q (its producers: %s)", name, strings.Join(w.prodOrder, ", "))
 	}
 	r := New(w.seed)
 	r.quiet = true     // only its state and its checker are kept
 	r.replaying = true // and it is never travelled in: no checkpoints
-	res := &ReplayResult{Command: script.Format(&c.Producer), Producer: name}
-	for _, cmd := range in {
+	return &replayRun{res: &ReplayResult{Command: script.Format(&c.Producer), Producer: name}, r: r, in: in, of: w.steps}, nil
+}
+
+// advance plays at most budget more steps of the scratch world (a command
+// that takes no steps counts as one, so that a slice stays bounded) and
+// reports whether every input has been played. Played in slices of any
+// size, it gives what Apply of each input in turn gives: a step-taking
+// input's job continued in slices does what it does at once.
+func (rr *replayRun) advance(budget int) bool {
+	r := rr.r
+	for budget > 0 && rr.next < len(rr.in) {
+		if rr.inJob {
+			before := rr.job.Steps
+			_, done := rr.job.Continue(budget)
+			budget -= max(rr.job.Steps-before, 1)
+			if done {
+				rr.inJob = false
+				rr.next++
+			}
+			continue
+		}
+		cmd := rr.in[rr.next]
+		if r.startJob(cmd, &rr.job) {
+			rr.inJob = true
+			continue
+		}
 		if _, err := r.Apply(cmd); err != nil {
-			res.Errors++
-			if res.FirstError == "" {
-				res.FirstError = script.Format(cmd) + ": " + err.Error()
+			rr.res.Errors++
+			if rr.res.FirstError == "" {
+				rr.res.FirstError = script.Format(cmd) + ": " + err.Error()
 			}
 		}
+		rr.next++
+		budget--
 	}
+	return rr.next == len(rr.in)
+}
+
+// result is what the finished replay found.
+func (rr *replayRun) result() *ReplayResult {
+	res, r := rr.res, rr.r
 	res.Steps, res.Anomalies, res.Snap = r.steps, r.Anomalies(), r.Snapshot()
+	return res
+}
+
+// keepReplay makes res the world's last replay and says what it found.
+func (w *World) keepReplay(res *ReplayResult) {
 	w.lastReplay = res
 	if w.tracing() {
 		w.emit(trace.New("replay", replayText(res, len(w.check.anomalies))).
-			With("producer", trace.Str(name)).With("command", trace.Str(res.Command)).With("steps", trace.Int(int64(res.Steps))).
+			With("producer", trace.Str(res.Producer)).With("command", trace.Str(res.Command)).With("steps", trace.Int(int64(res.Steps))).
 			With("anomalies", trace.Int(int64(len(res.Anomalies)))).With("errors", trace.Int(int64(res.Errors))))
 	}
-	return nil
 }
 
 func replayText(r *ReplayResult, here int) string {

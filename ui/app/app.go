@@ -12,6 +12,7 @@ package app
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/help"
 	tea "github.com/charmbracelet/bubbletea"
@@ -86,6 +87,10 @@ type Model struct {
 	pending  *fault   // a fault key waiting for confirmation
 	status   string
 	tone     statusbar.Tone
+
+	// sliceTime is how long a slice of a job works when not jobSliceTime
+	// (tests: one piece of work a slice, so that progress is exact).
+	sliceTime time.Duration
 
 	showReplication bool       // the timeline shows replication traffic unfolded
 	presenter       bool       // the lesson screen shows the presenter notes (kept from chapter to chapter)

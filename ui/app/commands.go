@@ -169,8 +169,15 @@ func (m *Model) submit(line string) tea.Cmd {
 	case c == nil:
 		return nil // a comment
 	}
-	if cmd, ok := m.startJob(c); ok && !m.served() {
-		return cmd
+	if !m.served() { // the served session applies at its present, at once
+		cmd, ok, err := m.startJob(c)
+		if err != nil {
+			m.setStatus(line+": "+err.Error(), statusbar.Bad)
+			return m.cmdbar.Fail(line, err.Error(), 0)
+		}
+		if ok {
+			return cmd
+		}
 	}
 	if err := m.apply(c, script.Format(c)); err != nil {
 		return m.cmdbar.Fail(line, err.Error(), 0)

@@ -14,10 +14,11 @@ import (
 	"github.com/eoslab/eoslab/ui/widget/statusbar"
 )
 
-// Long work — a command that takes steps (step N, run, advance), or a
-// whole script from :load — runs a slice at a time between frames, so
-// that the lab keeps drawing, says how far it got, and stops on esc. A
-// slice ends after jobSliceTime.
+// Long work — a command that takes steps (step N, run, advance), a
+// replay (the history played again on a scratch world), or a whole script
+// from :load — runs a slice at a time between frames, so that the lab
+// keeps drawing, says how far it got, and stops on esc (a replay stopped
+// applies nothing). A slice ends after jobSliceTime.
 const jobSliceTime = 12 * time.Millisecond
 
 // jobSliceSteps is how many steps a slice asks of the engine at a time
@@ -45,16 +46,17 @@ type jobMsg struct{}
 func nextSlice() tea.Msg { return jobMsg{} }
 
 // startJob begins a long command and its first slice; it reports false
-// for a command that takes no steps.
-func (m *Model) startJob(c script.Command) (tea.Cmd, bool) {
+// for a command that is not long work, and the error of a replay the
+// world refuses (nothing starts then).
+func (m *Model) startJob(c script.Command) (tea.Cmd, bool, error) {
 	r := &runningJob{forked: -1}
-	if !m.begin(r, c) {
-		return nil, false
+	if ok, err := m.begin(r, c); !ok {
+		return nil, false, err
 	}
 	m.stopAutoplay()
 	m.job = r
 	m.setStatus(m.jobNote(r, "running")+" · esc stops it", statusbar.Warn)
-	return nextSlice, true
+	return nextSlice, true, nil
 }
 
 // startLoad plays a script in, a slice at a time.
@@ -65,17 +67,24 @@ func (m *Model) startLoad(file string, cmds []script.Command) tea.Cmd {
 	return nextSlice
 }
 
-// begin starts c as the job's current command if it takes steps.
-func (m *Model) begin(r *runningJob, c script.Command) bool {
-	job, evs, ok := m.sess.StartJob(c)
-	if !ok {
-		return false
+// begin starts c as the job's current command if it is long work: it
+// takes steps, or it is a replay (which the world may refuse).
+func (m *Model) begin(r *runningJob, c script.Command) (bool, error) {
+	var job *session.Job
+	var evs []trace.Event
+	if rc, ok := c.(*script.Replay); ok {
+		var err error
+		if job, err = m.sess.StartReplay(rc); err != nil {
+			return false, err
+		}
+	} else if job, evs, ok = m.sess.StartJob(c); !ok {
+		return false, nil
 	}
 	if job.Forked >= 0 && r.forked < 0 {
 		r.forked = job.Forked
 	}
 	r.job, r.line, r.events, r.startMs = job, script.Format(c), evs, m.sess.Snapshot().TimeMs
-	return true
+	return true, nil
 }
 
 // slice works on the job for about jobSliceTime and schedules the next.
@@ -84,26 +93,33 @@ func (m Model) slice() (tea.Model, tea.Cmd) {
 	if r == nil {
 		return m, nil
 	}
-	start := time.Now()
+	start, budget := time.Now(), jobSliceTime
+	if m.sliceTime > 0 {
+		budget = m.sliceTime
+	}
 	var err error
-	for err == nil && time.Since(start) < jobSliceTime {
+	// At least one piece of work a slice, however slow the machine.
+	for first := true; err == nil && (first || time.Since(start) < budget); first = false {
 		if r.job == nil {
 			if len(r.queue) == 0 {
 				break
 			}
 			c := r.queue[0]
 			r.queue = r.queue[1:]
-			if !m.begin(r, c) {
-				ch, aerr := m.sess.Apply(c)
-				if aerr != nil {
-					err = fmt.Errorf("%s:%s: %w", r.file, c.Position(), aerr)
-					break
+			started, aerr := m.begin(r, c)
+			if aerr == nil && !started {
+				var ch session.Change
+				if ch, aerr = m.sess.Apply(c); aerr == nil {
+					if ch.ForkedAt >= 0 && r.forked < 0 {
+						r.forked = ch.ForkedAt
+					}
+					r.line, r.events = script.Format(c), ch.Events
+					r.applied++
 				}
-				if ch.ForkedAt >= 0 && r.forked < 0 {
-					r.forked = ch.ForkedAt
-				}
-				r.line, r.events = script.Format(c), ch.Events
-				r.applied++
+			}
+			if aerr != nil {
+				err = fmt.Errorf("%s:%s: %w", r.file, c.Position(), aerr)
+				break
 			}
 			continue
 		}
@@ -112,6 +128,9 @@ func (m Model) slice() (tea.Model, tea.Cmd) {
 			r.events = evs
 		}
 		if done {
+			if r.job.Forked >= 0 && r.forked < 0 {
+				r.forked = r.job.Forked // a replay forks at its end
+			}
 			r.job = nil
 			r.applied++
 		}
@@ -174,7 +193,14 @@ func (m *Model) stopJob() {
 // clock at 2h00m (66% of the way) · step 80: …".
 func (m *Model) jobNote(r *runningJob, what string) string {
 	var note string
-	if r.job != nil {
+	if steps, of, ok := r.job.Replay(); ok {
+		// A replay moves nothing until it is done: its progress is the
+		// scratch world's steps against the history's.
+		note = fmt.Sprintf("%s: replaying · %s step(s) of the history's %s", r.line, groupDigits(steps), groupDigits(of))
+		if what == "stopped" {
+			note = fmt.Sprintf("%s: stopped at %s step(s) of the history's %s · nothing applied", r.line, groupDigits(steps), groupDigits(of))
+		}
+	} else if r.job != nil {
 		steps, deadline := r.job.Progress()
 		now := m.sess.Snapshot().TimeMs
 		note = fmt.Sprintf("%s: %s · %s step(s), clock at %s", r.line, what, groupDigits(steps), trace.FormatTime(now))

@@ -75,14 +75,17 @@ func (s *Session) check(c script.Command) error {
 
 // fork makes the shown world the timeline, dropping the future: the log
 // and the marks keep what the shown moment contains.
-func (s *Session) fork() {
+func (s *Session) fork() { s.forkAt(s.world.Moment()) }
+
+// forkAt is fork for the shown world as it was at moment shown: a replay
+// forks once it is done, when the shown world holds it already.
+func (s *Session) forkAt(shown sim.Moment) {
 	s.left = &branch{timeline: s.timeline, log: s.log, marks: s.marks, mark: s.mark, at: s.at, cur: s.cur}
 	s.timeline = s.world
 	if s.at == origin {
 		s.log, s.marks, s.at, s.mark = nil, nil, 0, -1
 		return
 	}
-	shown := s.world.Moment()
 	keep := 0
 	for _, e := range s.log {
 		// An entry applied at or before the shown moment is part of it. An
@@ -140,6 +143,12 @@ type Job struct {
 	before int
 	// Forked is the step a new timeline started from, or -1.
 	Forked int
+
+	// A replay forks only once it is done: stopped, it leaves the
+	// session as it was, time travel included.
+	replay bool
+	behind bool       // it started in the timeline's past
+	shown  sim.Moment // the shown world's moment then
 }
 
 // StartJob begins c when it takes steps, forking first when behind; for
@@ -159,9 +168,25 @@ func (s *Session) StartJob(c script.Command) (*Job, []trace.Event, bool) {
 	return job, j.Started(), true
 }
 
+// StartReplay begins a replay (`replay NAME ...`) as a job: it plays the
+// history up to the shown world again on a scratch world, a slice at a
+// time. Nothing changes until it is done; then it is applied as Apply
+// applies it, forking first when it was started behind. Its error (no such
+// producer in this history) is Apply's, and changes nothing.
+func (s *Session) StartReplay(c *script.Replay) (*Job, error) {
+	j, err := s.world.StartReplay(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Job{j: j, c: c, before: s.world.Steps(), Forked: -1, replay: true, behind: s.Behind(), shown: s.world.Moment()}, nil
+}
+
 // Continue performs at most maxSteps more of the job and returns their
 // events, and whether it is done.
 func (s *Session) Continue(job *Job, maxSteps int) ([]trace.Event, bool) {
+	if job.replay {
+		return s.continueReplay(job, maxSteps)
+	}
 	before := s.world.Steps()
 	evs, done := job.j.Continue(maxSteps)
 	if s.cur.Budget > 0 {
@@ -174,8 +199,28 @@ func (s *Session) Continue(job *Job, maxSteps int) ([]trace.Event, bool) {
 	return evs, done
 }
 
-// Stop ends the job where it is.
+// continueReplay is Continue for a replay: the session changes only
+// when it is done.
+func (s *Session) continueReplay(job *Job, maxSteps int) ([]trace.Event, bool) {
+	evs, done := job.j.Continue(maxSteps)
+	if !done {
+		return nil, false
+	}
+	if job.behind {
+		job.Forked = max(s.at, 0)
+		s.forkAt(job.shown)
+	}
+	s.log = append(s.log, Entry{Line: script.Format(job.c), Before: job.before, After: s.world.Steps(), moment: s.world.Moment()})
+	s.moved()
+	return evs, true
+}
+
+// Stop ends the job where it is. A replay stopped leaves the session
+// exactly as it was.
 func (s *Session) Stop(job *Job) []trace.Event {
+	if job.replay {
+		return job.j.Stop()
+	}
 	evs := job.j.Stop()
 	s.moved()
 	return evs
@@ -192,6 +237,15 @@ func (s *Session) finish(job *Job) {
 // JobSteps is how many steps the job has performed, and the clock it moves
 // to (0 unless it is an advance).
 func (job *Job) Progress() (steps int, deadline int64) { return job.j.Steps, job.j.Deadline() }
+
+// Replay reports, for a replay, the steps replayed so far and the steps of
+// the history it plays again; ok is false for other jobs (and no job).
+func (job *Job) Replay() (steps, of int, ok bool) {
+	if job == nil {
+		return 0, 0, false
+	}
+	return job.j.Replay()
+}
 
 // Load applies a whole script (`:load`), forking first when behind. It
 // stops at the first command the world refuses and reports it with its
