@@ -32,7 +32,7 @@ func (w *World) Apply(c script.Command) ([]trace.Event, error) {
 		w.pending = nil
 		return nil, err
 	}
-	w.record(action{kind: actApply, cmd: c})
+	w.record(action{kind: actApply, cmd: w.remembered(c)})
 	w.check.run(w) // a failover or a restart can lose acknowledged data at once
 	return w.flush(), nil
 }
@@ -114,7 +114,7 @@ func (j *Job) continueReplay(maxSteps int) ([]trace.Event, bool) {
 	j.done = true
 	w := j.w
 	w.keepReplay(rr.result())
-	w.record(action{kind: actApply, cmd: j.cmd})
+	w.record(action{kind: actApply, cmd: w.remembered(j.cmd)})
 	w.check.run(w)
 	return w.flush(), true
 }

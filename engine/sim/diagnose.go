@@ -110,7 +110,7 @@ func (w *World) inputs() []script.Command {
 		switch a.kind {
 		case actApply, actInput:
 			switch a.cmd.(type) {
-			case *script.Diagnose, *script.Replay:
+			case *script.Diagnose, *script.Replay, *replayed:
 				continue
 			}
 			out = append(out, a.cmd)
@@ -240,6 +240,25 @@ func replayText(r *ReplayResult, here int) string {
 		text += fmt.Sprintf("; %d command(s) refused, the first: %s", r.Errors, r.FirstError)
 	}
 	return text
+}
+
+// replayed is a `replay` command as the history keeps it: with what it
+// found. Its result is a function of the history before it, which every
+// replay of the history plays the same way, so time travel keeps the
+// result instead of playing the whole history again — a replay costs the
+// history's length, and without this each seek past one would pay it.
+type replayed struct {
+	*script.Replay
+	res *ReplayResult
+}
+
+// remembered is the command as the history records it once applied: a
+// replay with its result.
+func (w *World) remembered(c script.Command) script.Command {
+	if r, ok := c.(*script.Replay); ok && w.lastReplay != nil {
+		return &replayed{Replay: r, res: w.lastReplay}
+	}
+	return c
 }
 
 // LastReplay is what the last `replay` found, nil if none.

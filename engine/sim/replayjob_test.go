@@ -166,3 +166,43 @@ func TestReplayJobRefused(t *testing.T) {
 		t.Fatal("a refused replay changed the world")
 	}
 }
+
+// Time travel past a `replay` keeps what it found instead of playing the
+// history again: the world rewound to any step after it holds the very
+// result the replay made (a replay played again would make a new one), and
+// that result equals what a replay from scratch finds there.
+func TestTravelPastReplayKeepsItsResult(t *testing.T) {
+	w := labHistory(3, "producer p1 plain")
+	if _, err := w.Apply(mustLine("replay p1")); err != nil {
+		t.Fatal(err)
+	}
+	res := w.LastReplay()
+	at := w.Steps()
+	for _, line := range []string{"send p1 orders-0 2", "run"} {
+		if _, err := w.Apply(mustLine(line)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.Steps() <= at+1 {
+		t.Fatalf("the history after the replay has %d steps", w.Steps()-at)
+	}
+	for _, step := range []int{at, at + 1, w.Steps()} {
+		r, err := w.Rewind(step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.LastReplay() != res {
+			t.Fatalf("rewound to step %d: the replay was played again (result %p, the history's %p)", step, r.LastReplay(), res)
+		}
+	}
+	fresh := labHistory(3, "producer p1 plain")
+	if _, err := fresh.Apply(mustLine("replay p1")); err != nil {
+		t.Fatal(err)
+	}
+	if !sameReplay(fresh.LastReplay(), res) {
+		t.Fatal("the kept result differs from a replay's")
+	}
+	if before, err := w.Rewind(at - 1); err != nil || before.LastReplay() != nil {
+		t.Fatalf("before the replay: %v, %v", before.LastReplay(), err)
+	}
+}
