@@ -80,7 +80,7 @@ lab, enter on standard input headless).
 var decisionKinds = map[trace.Kind]bool{
 	"produce.decision": true, "txn.state": true, "txn.marker": true, "txn.marker_refused": true, "txn.offsets": true,
 	"group.offsets": true, "connection.close": true, "message.lost": true, "leader.change": true, "broker.restart": true,
-	"broker.kill": true, "fault.armed": true, "txn.fence": true, "txn.timeout": true, "isr.shrink": true, "isr.expand": true,
+	"broker.kill": true, "fault.armed": true, "kafka.refuse": true, "txn.fence": true, "txn.timeout": true, "isr.shrink": true, "isr.expand": true,
 }
 
 func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {

@@ -178,9 +178,12 @@ func TestConnectionsAreBounded(t *testing.T) {
 	}
 }
 
-// A batch over message.max.bytes is refused with MESSAGE_TOO_LARGE.
+// A batch over message.max.bytes is refused with MESSAGE_TOO_LARGE, and
+// the lab says which broker refused whose batch (a kafka.refuse event,
+// one of the decisions headless serve prints).
 func TestMessageMaxBytes(t *testing.T) {
-	s, _ := start(t, Config{})
+	s, eng := start(t, Config{})
+	eng.World().SetTracing(true)
 	c := ctx(t)
 	p := client(t, s, kgo.ClientID("big"), kgo.DefaultProduceTopic("orders"), kgo.ProducerBatchMaxBytes(4<<20), kgo.RecordRetries(0),
 		kgo.ProducerBatchCompression(kgo.NoCompression()))
@@ -188,6 +191,14 @@ func TestMessageMaxBytes(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "MESSAGE_TOO_LARGE") {
 		t.Fatalf("a 2 MiB batch: %v, want MESSAGE_TOO_LARGE", err)
 	}
+	s.Do(func(e Engine) {
+		for _, ev := range e.World().Trace() {
+			if ev.Kind == "kafka.refuse" && ev.Str("client") == "big" && ev.Str("error") == "MESSAGE_TOO_LARGE" && ev.Str("partition") != "" {
+				return
+			}
+		}
+		t.Error("no kafka.refuse event for big's batch")
+	})
 }
 
 // The brokers listen on loopback unless an address is named: by default

@@ -226,7 +226,11 @@ func (w *World) arrive(c *script.Arrive) error {
 	case *kmsg.FetchRequest:
 		w.arriveFetch(x, cl, xr, r)
 	case *kmsg.InitProducerIDRequest:
-		cl.producer = true
+		// The request says which producer asks, never the client.id that
+		// two processes may share (kcat's is always rdkafka): an idempotent
+		// one after a transactional one of the same name gets an id of
+		// its own, and touches no transaction.
+		cl.producer, cl.txnID = true, ""
 		if r.TransactionalID != nil {
 			cl.txnID = *r.TransactionalID
 		}
@@ -475,6 +479,7 @@ func (w *World) arriveProduce(x *extConn, cl *extClient, xr *extReq, r *kmsg.Pro
 			code := w.produceCheck(tp, p.Records)
 			if code != 0 {
 				rp.ErrorCode = code
+				w.traceRefusal(x.broker, cl.name, tp, len(p.Records), code)
 			} else {
 				cl.nextBatch++
 				h, _ := record.ParseHeader(p.Records)
@@ -576,7 +581,9 @@ func (cl *extClient) settleBatch(w *World, r msg.ProduceResult) {
 			return
 		}
 		b.State, b.BaseOffset, b.Error = "acked", r.BaseOffset, ""
-		if cl.txnID == "" {
+		// A transactional batch's fate is its transaction's; the batch says
+		// which it is (the client.id may have meant another producer since).
+		if h, err := record.ParseHeader(b.Bytes); err == nil && !h.Attributes.Transactional() {
 			w.check.noteAckAt(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP}, w.partIndex(r.TP))
 		}
 		return

@@ -5,8 +5,33 @@ import (
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// traceRefusal is a broker refusing a real client's batch on its first
+// checks, appending nothing, as Kafka's ReplicaManager and
+// UnifiedLog.analyzeAndValidateRecords do: the partition is not there, the
+// batch is over message.max.bytes, its header is not a batch's. The answer
+// then travels back as any other.
+func (w *World) traceRefusal(broker int, client string, tp msg.TP, size int, code int16) {
+	if !w.tracing() {
+		return
+	}
+	why := ""
+	switch code {
+	case errMessageTooLarge:
+		why = ": over message.max.bytes " + strconv.Itoa(MaxMessageBytes)
+	case errUnknownTopicOrPartition:
+		why = ": no such partition"
+	}
+	name := kerr.Code(code).Name()
+	w.emit(trace.New("kafka.refuse", "broker "+strconv.Itoa(broker)+" refuses "+client+"'s batch for "+tp.String()+
+		" ("+strconv.Itoa(size)+" bytes), appending nothing: "+name+why).
+		With("broker", trace.Int(int64(broker))).With("client", trace.Str(client)).With("partition", trace.Str(tp.String())).
+		With("error", trace.Str(name)).With("bytes", trace.Int(int64(size))))
+}
 
 // summarizeWire is the one-line content of a real client's request that
 // the broker answers from the world's state, as the network panel and the
