@@ -73,8 +73,10 @@ type Env interface {
 	Groups() map[string]*GroupOffsets // consumer groups' offsets (the contents of __consumer_offsets)
 }
 
-// GroupOffsets is a consumer group's committed offsets, and offsets
-// written inside transactions that are not decided yet.
+// GroupOffsets is a consumer group's committed offsets, offsets written
+// inside transactions that are not decided yet, and its membership: the
+// one group that simulated consumers join and that real clients' group
+// APIs read and write (engine/sim), so that both are members of it.
 type GroupOffsets struct {
 	Committed map[msg.TP]int64
 	Pending   map[int64][]msg.Offset // by producer id
@@ -87,11 +89,33 @@ type GroupOffsets struct {
 	Members     map[string]string
 	Rebalancing bool
 	Awaiting    map[string]bool
+	// Instances maps each static member's group.instance.id to its member
+	// id (ClassicGroup.staticMembers).
+	Instances map[string]string
 }
 
 // NewGroup is an empty group: no offsets, no members, generation 0.
 func NewGroup() *GroupOffsets {
 	return &GroupOffsets{Committed: map[msg.TP]int64{}, Pending: map[int64][]msg.Offset{}, Members: map[string]string{}, Awaiting: map[string]bool{}}
+}
+
+// ValidateMember is ClassicGroup.validateMember: a request naming a
+// group.instance.id must come from the member id that instance holds
+// (FENCED_INSTANCE_ID: a newer instance took its place; UNKNOWN_MEMBER_ID:
+// no such static member), and its member id must be a member.
+func (g *GroupOffsets) ValidateMember(member, instance string) kerr.Code {
+	if instance != "" {
+		switch holder, ok := g.Instances[instance]; {
+		case !ok:
+			return kerr.UnknownMemberID
+		case holder != member:
+			return kerr.FencedInstanceID
+		}
+	}
+	if _, ok := g.Members[member]; !ok {
+		return kerr.UnknownMemberID
+	}
+	return kerr.None
 }
 
 // ValidateTxnCommit is the group coordinator's check of a
@@ -102,12 +126,15 @@ func NewGroup() *GroupOffsets {
 // a consumer outside group management: the group is created), else
 // ILLEGAL_GENERATION. In a group with no members a request without a
 // generation is accepted whatever member id it names. Otherwise a request
-// naming a generation or a member must come from a member of the group
-// (UNKNOWN_MEMBER_ID) at its current generation (ILLEGAL_GENERATION); one
-// naming neither is accepted (older clients' TxnOffsetCommit carries no
-// group metadata). This is what fences a stale instance after a
-// rebalance when every instance has its own transactional.id (KIP-447).
-func (g *GroupOffsets) ValidateTxnCommit(member string, generation int32) kerr.Code {
+// naming a generation, a member or a group.instance.id must come from a
+// member of the group (UNKNOWN_MEMBER_ID, or FENCED_INSTANCE_ID for an
+// instance another member id holds) at its current generation
+// (ILLEGAL_GENERATION); one naming none is accepted (older clients'
+// TxnOffsetCommit carries no group metadata). This is what fences a stale
+// instance after a rebalance when every instance has its own
+// transactional.id (KIP-447). Unlike a plain OffsetCommit, the group's
+// state does not matter: a rebalance under way refuses nothing.
+func (g *GroupOffsets) ValidateTxnCommit(member, instance string, generation int32) kerr.Code {
 	switch {
 	case g == nil && generation < 0:
 		return kerr.None
@@ -115,11 +142,11 @@ func (g *GroupOffsets) ValidateTxnCommit(member string, generation int32) kerr.C
 		return kerr.IllegalGeneration
 	case generation < 0 && len(g.Members) == 0:
 		return kerr.None
-	case generation < 0 && member == "":
+	case generation < 0 && member == "" && instance == "":
 		return kerr.None
 	}
-	if _, ok := g.Members[member]; !ok {
-		return kerr.UnknownMemberID
+	if code := g.ValidateMember(member, instance); code != kerr.None {
+		return code
 	}
 	if generation != g.Generation {
 		return kerr.IllegalGeneration

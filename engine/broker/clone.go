@@ -60,7 +60,7 @@ func CloneGroups(groups map[string]*GroupOffsets) map[string]*GroupOffsets {
 	out := make(map[string]*GroupOffsets, len(groups))
 	for name, g := range groups {
 		h := &GroupOffsets{Committed: maps.Clone(g.Committed), Pending: make(map[int64][]msg.Offset, len(g.Pending)),
-			Generation: g.Generation, Members: maps.Clone(g.Members), Rebalancing: g.Rebalancing, Awaiting: maps.Clone(g.Awaiting)}
+			Generation: g.Generation, Members: maps.Clone(g.Members), Rebalancing: g.Rebalancing, Awaiting: maps.Clone(g.Awaiting), Instances: maps.Clone(g.Instances)}
 		for pid, offs := range g.Pending {
 			h.Pending[pid] = slices.Clone(offs)
 		}

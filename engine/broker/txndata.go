@@ -199,7 +199,7 @@ func (b *Broker) HandleTxnOffsetCommit(m *msg.Message, req msg.TxnOffsetCommitRe
 		// After the transaction check (KIP-890), as the group coordinator
 		// validates the member when it writes (OffsetMetadataManager.
 		// validateTransactionalOffsetCommit).
-		code = g.ValidateTxnCommit(req.MemberID, req.GenerationID)
+		code = g.ValidateTxnCommit(req.MemberID, req.GroupInstanceID, req.GenerationID)
 		if code != kerr.None && env.Tracing() {
 			gen, state := int32(-1), "does not exist"
 			if g != nil {

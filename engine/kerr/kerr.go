@@ -64,6 +64,7 @@ const (
 	KafkaStorageError                  Code = 56
 	UnknownProducerID                  Code = 59
 	MemberIDRequired                   Code = 79
+	FencedInstanceID                   Code = 82
 	InvalidRecord                      Code = 87
 	UnstableOffsetCommit               Code = 88
 	ProducerFenced                     Code = 90
@@ -108,6 +109,7 @@ var table = map[Code]info{
 	InvalidRequiredAcks:                {"INVALID_REQUIRED_ACKS", false, "acks must be -1, 0 or 1."},
 	IllegalGeneration:                  {"ILLEGAL_GENERATION", false, "The group generation in the request is not the group's current one."},
 	UnknownMemberID:                    {"UNKNOWN_MEMBER_ID", false, "The member id is not in the group's current generation."},
+	FencedInstanceID:                   {"FENCED_INSTANCE_ID", false, "A newer member with the same group.instance.id has taken the static member's place."},
 	InvalidTimestamp:                   {"INVALID_TIMESTAMP", false, "A record timestamp is out of the accepted range."},
 	InvalidRequest:                     {"INVALID_REQUEST", false, "The request is malformed."},
 	OutOfOrderSequenceNumber:           {"OUT_OF_ORDER_SEQUENCE_NUMBER", false, "The broker received an out of order sequence number."},

@@ -178,9 +178,11 @@ type TxnOffsetCommitRequest struct {
 	Offsets         []Offset
 	TV2             bool
 	// The consumer's group metadata (KIP-447): its member id and the
-	// generation it has, or "" and -1 from the groupId-only API.
-	MemberID     string
-	GenerationID int32
+	// generation it has, or "" and -1 from the groupId-only API; a static
+	// member's group.instance.id ("" for none).
+	MemberID        string
+	GenerationID    int32
+	GroupInstanceID string
 }
 
 // Offset is a consumer position to commit.

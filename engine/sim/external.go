@@ -263,6 +263,9 @@ func (w *World) arrive(c *script.Arrive) error {
 			MemberID: "", GenerationID: -1}
 		if r.Version >= 3 { // KIP-447's group metadata, which the coordinator checks
 			body.MemberID, body.GenerationID = r.MemberID, r.Generation
+			if r.InstanceID != nil {
+				body.GroupInstanceID = *r.InstanceID
+			}
 		}
 		for _, t := range r.Topics {
 			rt := kmsg.NewTxnOffsetCommitResponseTopic()
@@ -782,7 +785,10 @@ func (wireResponse) IsResponse() bool { return true }
 func (w *World) answerWire(m *msg.Message, r wireRequest) {
 	resp := r.prepared
 	if resp == nil {
-		resp = w.answerKafka(m.To.Broker, r)
+		resp = w.answerKafka(m.To.Broker, m, r)
+	}
+	if resp == nil {
+		return // parked: the group sends the answer when it has it (the channel stays muted)
 	}
 	if w.tracing() {
 		w.emit(trace.New("kafka.answer", fmt.Sprintf("broker %d answers %s's %s", m.To.Broker, m.From, r.api)).
@@ -949,8 +955,7 @@ func (e *extWorld) clone(cl *cloner) *extWorld {
 		out.clients[name] = &d
 	}
 	for name, g := range e.groups {
-		d := *g
-		out.groups[name] = &d
+		out.groups[name] = g.clone()
 	}
 	return out
 }

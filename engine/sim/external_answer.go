@@ -2,7 +2,6 @@ package sim
 
 import (
 	"crypto/sha256"
-	"fmt"
 	"reflect"
 	"slices"
 
@@ -13,8 +12,8 @@ import (
 )
 
 // The Kafka requests a broker answers from the world's state when it
-// reads them: cluster metadata, coordinators, offsets, consumer groups of
-// one member at a time, and the describe APIs. Where the protocol asks for
+// reads them: cluster metadata, coordinators, offsets, consumer groups
+// (external_group.go), and the describe APIs. Where the protocol asks for
 // something the engine does not model (topic configs, racks, cluster id),
 // the answer is what Kafka's defaults would give.
 
@@ -26,6 +25,7 @@ const (
 	errCoordNotAvailable    = 15
 	errNotCoordinator       = 16
 	errIllegalGeneration    = 22
+	errInconsistentProtocol = 23
 	errUnknownMemberID      = 25
 	errRebalanceInProgress  = 27
 	errTopicAlreadyExists   = 36
@@ -33,6 +33,7 @@ const (
 	errInvalidRequest       = 42
 	errPolicyViolation      = 44
 	errMemberIDRequired     = 79
+	errFencedInstanceID     = 82
 	errUnstableOffsetCommit = 88
 	errUnknownTopicID       = 100
 )
@@ -49,7 +50,10 @@ func TopicID(topic string) [16]byte {
 	return id
 }
 
-func (w *World) answerKafka(broker int, r wireRequest) kmsg.Response {
+// answerKafka is the answer to a Kafka request the broker reads, or nil
+// when the answer waits (a JoinGroup or SyncGroup parked until the
+// group's rebalance gets that far: external_group.go sends it then).
+func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Response {
 	switch q := r.req.(type) {
 	case *kmsg.ApiVersionsRequest:
 		return apiVersions(q.Version, errNone)
@@ -66,9 +70,9 @@ func (w *World) answerKafka(broker int, r wireRequest) kmsg.Response {
 	case *kmsg.OffsetFetchRequest:
 		return w.offsetFetch(broker, q)
 	case *kmsg.JoinGroupRequest:
-		return w.joinGroup(broker, r.client, q)
+		return w.joinGroup(broker, r.client, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q})
 	case *kmsg.SyncGroupRequest:
-		return w.syncGroup(broker, q)
+		return w.syncGroup(broker, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q})
 	case *kmsg.HeartbeatRequest:
 		return w.heartbeat(broker, q)
 	case *kmsg.LeaveGroupRequest:
@@ -332,200 +336,6 @@ func (w *World) listOffsets(broker int, q *kmsg.ListOffsetsRequest) *kmsg.ListOf
 						}
 					}
 				}
-			}
-			rt.Partitions = append(rt.Partitions, rp)
-		}
-		resp.Topics = append(resp.Topics, rt)
-	}
-	return resp
-}
-
-// Groups of one member at a time. The member that joins last holds the
-// group; an earlier one learns at its next heartbeat or commit that it is
-// no longer a member and must join again.
-type extGroup struct {
-	generation int32
-	member     string
-	protocol   string
-	ptype      string
-	metadata   []byte
-	assignment []byte
-	synced     bool
-}
-
-func (w *World) groupCoordinator(broker int, group string) int16 {
-	id, ok := w.coordinatorOf(group, 0)
-	switch {
-	case !ok:
-		return errCoordNotAvailable
-	case id != broker:
-		return errNotCoordinator
-	}
-	return errNone
-}
-
-func (w *World) joinGroup(broker int, client string, q *kmsg.JoinGroupRequest) *kmsg.JoinGroupResponse {
-	resp := q.ResponseKind().(*kmsg.JoinGroupResponse)
-	resp.Generation = -1
-	if code := w.groupCoordinator(broker, q.Group); code != errNone {
-		resp.ErrorCode = code
-		return resp
-	}
-	e := w.extw()
-	if q.MemberID == "" && q.Version >= 4 {
-		// KIP-394: a new member first gets its id, then joins with it.
-		e.members++
-		resp.MemberID, resp.ErrorCode = fmt.Sprintf("%s-%d", client, e.members), errMemberIDRequired
-		return resp
-	}
-	if len(q.Protocols) == 0 {
-		resp.ErrorCode = errInvalidRequest
-		return resp
-	}
-	g := e.groups[q.Group]
-	if g == nil {
-		g = &extGroup{}
-		e.groups[q.Group] = g
-	}
-	member := q.MemberID
-	if member == "" {
-		e.members++
-		member = fmt.Sprintf("%s-%d", client, e.members)
-	}
-	g.generation++
-	g.member, g.protocol, g.ptype, g.metadata, g.synced = member, q.Protocols[0].Name, q.ProtocolType, q.Protocols[0].Metadata, false
-	if cl := e.clients[client]; cl != nil {
-		cl.group = q.Group
-	}
-	w.mirrorMembership(q.Group, client)
-	resp.Generation, resp.LeaderID, resp.MemberID = g.generation, member, member
-	proto, ptype := g.protocol, g.ptype
-	resp.Protocol, resp.ProtocolType = &proto, &ptype
-	jm := kmsg.NewJoinGroupResponseMember()
-	jm.MemberID, jm.ProtocolMetadata = member, g.metadata
-	resp.Members = []kmsg.JoinGroupResponseMember{jm}
-	return resp
-}
-
-// memberCheck is what a group answers a member about itself.
-func (w *World) memberCheck(broker int, group, member string, generation int32) int16 {
-	if code := w.groupCoordinator(broker, group); code != errNone {
-		return code
-	}
-	g := w.extw().groups[group]
-	switch {
-	case g == nil || g.member != member:
-		return errUnknownMemberID
-	case generation != g.generation:
-		return errIllegalGeneration
-	}
-	return errNone
-}
-
-func (w *World) syncGroup(broker int, q *kmsg.SyncGroupRequest) *kmsg.SyncGroupResponse {
-	resp := q.ResponseKind().(*kmsg.SyncGroupResponse)
-	if resp.ErrorCode = w.memberCheck(broker, q.Group, q.MemberID, q.Generation); resp.ErrorCode != errNone {
-		return resp
-	}
-	g := w.ext.groups[q.Group]
-	for _, a := range q.GroupAssignment {
-		if a.MemberID == g.member {
-			g.assignment = a.MemberAssignment
-		}
-	}
-	g.synced = true
-	resp.MemberAssignment = g.assignment
-	proto, ptype := g.protocol, g.ptype
-	resp.Protocol, resp.ProtocolType = &proto, &ptype
-	return resp
-}
-
-func (w *World) heartbeat(broker int, q *kmsg.HeartbeatRequest) *kmsg.HeartbeatResponse {
-	resp := q.ResponseKind().(*kmsg.HeartbeatResponse)
-	resp.ErrorCode = w.memberCheck(broker, q.Group, q.MemberID, q.Generation)
-	if resp.ErrorCode == errNone && !w.ext.groups[q.Group].synced {
-		resp.ErrorCode = errRebalanceInProgress
-	}
-	return resp
-}
-
-func (w *World) leaveGroup(broker int, q *kmsg.LeaveGroupRequest) *kmsg.LeaveGroupResponse {
-	resp := q.ResponseKind().(*kmsg.LeaveGroupResponse)
-	if resp.ErrorCode = w.groupCoordinator(broker, q.Group); resp.ErrorCode != errNone {
-		return resp
-	}
-	members := []string{q.MemberID}
-	if q.Version >= 3 {
-		members = members[:0]
-		for _, m := range q.Members {
-			members = append(members, m.MemberID)
-		}
-	}
-	g := w.extw().groups[q.Group]
-	for _, m := range members {
-		rm := kmsg.NewLeaveGroupResponseMember()
-		rm.MemberID = m
-		if g != nil && g.member == m {
-			g.member, g.synced = "", false
-			w.mirrorMembership(q.Group, "")
-		} else {
-			rm.ErrorCode = errUnknownMemberID
-		}
-		resp.Members = append(resp.Members, rm)
-	}
-	return resp
-}
-
-// groupOffsets is a group's offsets in __consumer_offsets (creating it).
-func (w *World) groupOffsets(group string) *broker.GroupOffsets {
-	g := w.tx.groups[group]
-	if g == nil {
-		g = broker.NewGroup()
-		w.tx.groups[group] = g
-	}
-	return g
-}
-
-// mirrorMembership copies a served group's member and generation into the
-// group the coordinator keeps offsets for, whose TxnOffsetCommit check
-// (KIP-447: member id and generation) must know the real client's
-// membership as it knows a simulated consumer's. client is "" once the
-// member left.
-func (w *World) mirrorMembership(group, client string) {
-	eg, g := w.extw().groups[group], w.groupOffsets(group)
-	g.Members, g.Rebalancing, g.Awaiting = map[string]string{}, false, map[string]bool{}
-	if eg == nil {
-		return
-	}
-	g.Generation = eg.generation
-	if eg.member != "" {
-		g.Members[eg.member] = client
-	}
-}
-
-// offsetCommit writes committed offsets. A commit with generation -1 comes
-// from a consumer outside any group membership (assign), as Kafka allows.
-func (w *World) offsetCommit(at int, q *kmsg.OffsetCommitRequest) *kmsg.OffsetCommitResponse {
-	resp := q.ResponseKind().(*kmsg.OffsetCommitResponse)
-	code := w.groupCoordinator(at, q.Group)
-	if code == errNone && q.Generation >= 0 {
-		code = w.memberCheck(at, q.Group, q.MemberID, q.Generation)
-	}
-	var g *broker.GroupOffsets
-	if code == errNone {
-		g = w.groupOffsets(q.Group)
-	}
-	for _, t := range q.Topics {
-		rt := kmsg.NewOffsetCommitResponseTopic()
-		rt.Topic = t.Topic
-		for _, p := range t.Partitions {
-			rp := kmsg.NewOffsetCommitResponseTopicPartition()
-			rp.Partition, rp.ErrorCode = p.Partition, code
-			tp := msg.TP{Topic: t.Topic, Partition: int(p.Partition)}
-			if code == errNone && w.meta(tp) == nil {
-				rp.ErrorCode = errUnknownTopicOrPartition
-			} else if code == errNone {
-				g.Committed[tp] = p.Offset
 			}
 			rt.Partitions = append(rt.Partitions, rp)
 		}

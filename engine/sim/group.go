@@ -110,20 +110,28 @@ func (w *World) pollGroup(cs *consumerSlot) bool {
 }
 
 // startRebalance makes every member but the one that just joined rejoin
-// before the next generation.
+// before the next generation. A rebalance already under way goes on: the
+// members that rejoined in it stay rejoined (GroupMetadataManager.
+// maybePrepareRebalanceOrCompleteJoin: a group in PreparingRebalance only
+// tries to complete its join phase).
 func (w *World) startRebalance(g *broker.GroupOffsets, name, except string) {
-	g.Rebalancing = true
-	for id := range g.Members {
-		if id != except {
-			g.Awaiting[id] = true
+	fresh := !g.Rebalancing
+	if fresh {
+		g.Rebalancing = true
+		for id := range g.Members {
+			if id != except {
+				g.Awaiting[id] = true
+			}
 		}
 	}
+	w.realRebalanceStarts(name, fresh)
 	w.maybeComplete(g, name)
 }
 
-// maybeComplete starts the next generation once nobody is awaited.
+// maybeComplete starts the next generation once nobody is awaited (nor a
+// member id handed out to a real client that has not joined with it yet).
 func (w *World) maybeComplete(g *broker.GroupOffsets, name string) {
-	if !g.Rebalancing || len(g.Awaiting) > 0 {
+	if !g.Rebalancing || len(g.Awaiting) > 0 || w.joinBlocked(name) {
 		return
 	}
 	g.Rebalancing = false
@@ -140,6 +148,7 @@ func (w *World) maybeComplete(g *broker.GroupOffsets, name string) {
 			With("group", trace.Str(name)).With("generation", trace.Int(int64(g.Generation))).
 			With("members", trace.Int(int64(len(g.Members)))))
 	}
+	w.realJoinComplete(g, name)
 }
 
 // leave removes a member; the rest rebalance.

@@ -16,6 +16,7 @@ const (
 	itemCoordTimer                        // a transaction coordinator checks its markers
 	itemConnClosed                        // a connection's opener learns it is gone
 	itemFetch                             // a follower's fetcher tries its leader again
+	itemGroupTimer                        // a group coordinator's deadline for a group with real members
 )
 
 // item is one due event. Items due at the same time run in the order they
@@ -31,7 +32,7 @@ type item struct {
 	ref    int           // timer reference, purgatory request id
 	broker int
 	tp     msg.TP
-	txnID  string  // itemCoordTimer
+	txnID  string  // itemCoordTimer; the group of itemGroupTimer
 	conn   connKey // itemConnClosed
 }
 

@@ -121,6 +121,8 @@ func (w *World) live(it *item) bool {
 		}
 	case itemFetch:
 		return w.broker(it.broker).FetchDue(it.tp)
+	case itemGroupTimer:
+		return w.groupTimerLive(it)
 	}
 	return true
 }
@@ -228,6 +230,8 @@ func (w *World) perform(it *item) bool {
 	case itemFetch:
 		w.benv.Fetch(it.broker, it.tp)
 		return true
+	case itemGroupTimer:
+		return w.groupTimer(it.txnID)
 	}
 	return false
 }
