@@ -11,11 +11,12 @@ import (
 
 // KIP-447's fencing reaches real clients. A kgo group transact session
 // reads orders and writes shipments in a transaction; before it commits,
-// another consumer joins the group and holds it (the served group holds
-// one member at a time: the last joiner). The stale member's
-// TxnOffsetCommit, carrying its member id and generation, is refused as
-// Kafka's group coordinator refuses it (UNKNOWN_MEMBER_ID), kgo aborts the
-// transaction, and nothing it wrote becomes visible. Raw TxnOffsetCommits
+// an operator removes it from the group (a LeaveGroup naming its member
+// id, as an admin client may send) and another consumer joins, alone in
+// the next generation. The stale member's TxnOffsetCommit, carrying its
+// member id and generation, is refused as Kafka's group coordinator
+// refuses it (UNKNOWN_MEMBER_ID), kgo aborts the transaction, and nothing
+// it wrote becomes visible. Raw TxnOffsetCommits
 // through kgo then get each of the coordinator's answers: a generation
 // behind the group's is ILLEGAL_GENERATION, a group that does not exist
 // asked with a generation is ILLEGAL_GENERATION, the current member at its
@@ -30,7 +31,8 @@ func TestKgoStaleMemberIsFenced(t *testing.T) {
 		}
 	}
 	// A long heartbeat interval: the stale session learns it lost the
-	// group only from its TxnOffsetCommit, not from a heartbeat first.
+	// group only from its TxnOffsetCommit, not from a heartbeat first
+	// (after the one kgo sends right after joining, waited for below).
 	stale, err := kgo.NewGroupTransactSession(kgo.SeedBrokers(s.Addrs()...), kgo.ClientID("stale"), kgo.TransactionalID("stale-tx"),
 		kgo.ConsumerGroup("fence"), kgo.ConsumeTopics("orders"), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DefaultProduceTopic("orders"), kgo.RecordPartitioner(kgo.ManualPartitioner()),
@@ -48,6 +50,14 @@ func TestKgoStaleMemberIsFenced(t *testing.T) {
 		fs.EachRecord(func(r *kgo.Record) { orders = append(orders, r) })
 	}
 	staleMember, staleGen := stale.Client().GroupMetadata()
+	eventually(t, s, func(Engine) string {
+		for _, e := range events() {
+			if e.Kind == "kafka.answer" && e.Str("client") == "stale" && e.Str("api") == "Heartbeat" {
+				return ""
+			}
+		}
+		return "stale sent no heartbeat yet"
+	})
 	if err := stale.Begin(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +65,18 @@ func TestKgoStaleMemberIsFenced(t *testing.T) {
 		if err := stale.ProduceSync(c, &kgo.Record{Partition: 1, Value: append([]byte("shipment-"), r.Value...)}).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
+	}
+
+	admin := client(t, s, kgo.ClientID("admin"))
+	leave := kmsg.NewPtrLeaveGroupRequest()
+	leave.Group = "fence"
+	lm := kmsg.NewLeaveGroupRequestMember()
+	lm.MemberID = staleMember
+	leave.Members = append(leave.Members, lm)
+	if resp, err := admin.Request(c, leave); err != nil {
+		t.Fatal(err)
+	} else if lr := resp.(*kmsg.LeaveGroupResponse); lr.ErrorCode != 0 || len(lr.Members) != 1 || lr.Members[0].ErrorCode != 0 {
+		t.Fatalf("removing %s: %+v", staleMember, lr)
 	}
 
 	fresh := client(t, s, kgo.ClientID("fresh"), kgo.ConsumerGroup("fence"), kgo.ConsumeTopics("orders"),
@@ -90,7 +112,6 @@ func TestKgoStaleMemberIsFenced(t *testing.T) {
 	}
 
 	// The coordinator's other answers, through kgo's routing.
-	admin := client(t, s, kgo.ClientID("admin"))
 	offsets := func(group, member string, generation int32) int16 {
 		t.Helper()
 		req := kmsg.NewPtrTxnOffsetCommitRequest()

@@ -70,9 +70,15 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 	case *kmsg.OffsetFetchRequest:
 		return w.offsetFetch(broker, q)
 	case *kmsg.JoinGroupRequest:
-		return w.joinGroup(broker, r.client, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q})
+		if resp := w.joinGroup(broker, r.client, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q}); resp != nil {
+			return resp
+		}
+		return nil // a typed nil would not be nil
 	case *kmsg.SyncGroupRequest:
-		return w.syncGroup(broker, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q})
+		if resp := w.syncGroup(broker, q, held{from: m.To, to: m.From, conn: m.Conn, id: m.ID, req: q}); resp != nil {
+			return resp
+		}
+		return nil
 	case *kmsg.HeartbeatRequest:
 		return w.heartbeat(broker, q)
 	case *kmsg.LeaveGroupRequest:
