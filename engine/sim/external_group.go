@@ -242,9 +242,6 @@ func (w *World) joinGroup(broker int, client string, q *kmsg.JoinGroupRequest, h
 		w.traceRealJoin(q.Group, m, q.MemberID, g)
 		w.maybeComplete(g, q.Group)
 		return nil
-	case len(g.Members) == 0:
-		resp.ErrorCode = errUnknownMemberID
-		return resp
 	case eg.syncing && sameProtocols(m.protocols, q.Protocols),
 		!eg.syncing && q.MemberID != eg.leader && sameProtocols(m.protocols, q.Protocols):
 		// The same metadata again (a lost answer, a follower's rejoin):
@@ -276,8 +273,8 @@ func (w *World) updateMember(m *extMember, q *kmsg.JoinGroupRequest, h held) {
 // engine's group, its JoinGroup waits for the rebalance it starts (or
 // joins).
 func (w *World) addMember(g *broker.GroupOffsets, eg *extGroup, q *kmsg.JoinGroupRequest, client, id string, h held) *kmsg.JoinGroupResponse {
-	if len(g.Members) == 0 {
-		eg.ptype = q.ProtocolType
+	if len(eg.members) == 0 {
+		eg.ptype = q.ProtocolType // the group's already, if simulated members are in it (supportsProtocols)
 	}
 	m := &extMember{client: client, instance: instanceOf(q.InstanceID), seen: w.now}
 	w.updateMember(m, q, h)
@@ -872,20 +869,16 @@ func (w *World) groupTimer(name string) bool {
 	if g == nil {
 		return true
 	}
-	n, did := len(g.Members), false
 	w.expireMembers(name)
-	did = len(g.Members) != n
 	for _, id := range sortedKeysOf(eg.pending) {
 		if w.now >= eg.pending[id] {
 			delete(eg.pending, id)
-			did = true
 			w.maybeComplete(g, name)
 		}
 	}
 	for _, id := range sortedReal(eg) {
 		if m := eg.members[id]; m != nil && m.join == nil && m.sync == nil && w.now >= m.seen+m.sessionMs {
 			w.removeMember(g, name, id, fmt.Sprintf("no heartbeat for its session.timeout.ms (%d ms)", m.sessionMs))
-			did = true
 		}
 	}
 	timeout := w.rebalanceTimeout(g, eg)
@@ -900,18 +893,15 @@ func (w *World) groupTimer(name string) bool {
 			}
 		}
 		w.maybeComplete(g, name)
-		did = true
 	}
 	if eg.syncing && w.now >= eg.phaseAt+timeout {
 		// expirePendingSync: the members that sent no SyncGroup are removed.
 		for _, id := range sortedReal(eg) {
 			if m := eg.members[id]; m != nil && !m.synced {
 				w.removeMember(g, name, id, fmt.Sprintf("it sent no SyncGroup within the group's rebalance timeout (%d ms)", timeout))
-				did = true
 			}
 		}
 	}
-	_ = did
 	return true
 }
 

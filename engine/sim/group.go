@@ -9,20 +9,23 @@ import (
 )
 
 // Consumer groups have members: as much of Kafka's classic group protocol
-// as KIP-447's fencing needs (ClassicGroup, GroupCoordinator). A consumer
-// joins on a poll (JoinGroup), leaves when it restarts (LeaveGroup on
-// close) or when its application has not polled for max.poll.interval.ms
-// (the heartbeat thread's LeaveGroup), and every change of members is a
-// rebalance. A rebalance completes — a new generation, which every member
-// takes — once each member has (re)joined: the others at their next poll,
-// and a member that does not poll in time leaves; until then a joining
-// consumer's poll fetches nothing and the group stays at its generation.
-// Partitions are not assigned: each consumer reads what its command names,
-// and a member that stays keeps its positions (as in a cooperative
-// rebalance); one that (re)joins fetches the committed offsets.
-// sendOffsetsToTransaction carries the consumer's member id and generation,
-// and the group coordinator refuses them once the group has moved on
-// (broker.GroupOffsets.ValidateTxnCommit).
+// as KIP-447's fencing needs (ClassicGroup, GroupMetadataManager). A
+// consumer joins on a poll (JoinGroup), leaves when it restarts
+// (LeaveGroup on close) or when its application has not polled for
+// max.poll.interval.ms (the heartbeat thread's LeaveGroup), and every
+// change of members is a rebalance. A rebalance completes — a new
+// generation, which every member takes — once each member has (re)joined:
+// the others at their next poll, and a member that does not poll in time
+// leaves; until then a joining consumer's poll fetches nothing and the
+// group stays at its generation. Partitions are not assigned: each
+// consumer reads what its command names, and a member that stays keeps
+// its positions (as in a cooperative rebalance); one that (re)joins
+// fetches the committed offsets. sendOffsetsToTransaction carries the
+// consumer's member id and generation, and the group coordinator refuses
+// them once the group has moved on (broker.GroupOffsets.ValidateTxnCommit).
+// Real clients (eoslab serve) are members of these same groups
+// (external_group.go): their JoinGroup waits for the rebalance, and a
+// simulated member rejoins at its next poll when a real one joins.
 
 // group returns (creating) a group's state.
 func (w *World) group(name string) *broker.GroupOffsets {
@@ -85,6 +88,17 @@ func (w *World) pollGroup(cs *consumerSlot) bool {
 	g := w.group(name)
 	id, gen := cs.c.GroupMetadata()
 	if _, in := g.Members[id]; id == "" || !in {
+		if eg := w.extGroupOf(name); eg != nil && len(eg.members) > 0 && eg.ptype != "consumer" {
+			// Real members of another protocol type hold the group: a
+			// consumer's JoinGroup is INCONSISTENT_GROUP_PROTOCOL
+			// (ClassicGroup.supportsProtocols), and it tries again at its
+			// next poll.
+			if w.tracing() {
+				w.emit(trace.New("group.refused", fmt.Sprintf("group %s refuses %s's JoinGroup: its members use protocol type %q, not \"consumer\" (INCONSISTENT_GROUP_PROTOCOL)", name, cs.c.Name(), eg.ptype)).
+					With("group", trace.Str(name)).With("consumer", trace.Str(cs.c.Name())).With("error", trace.Str("INCONSISTENT_GROUP_PROTOCOL")))
+			}
+			return false
+		}
 		id = cs.c.NewMemberID()
 		g.Members[id] = cs.c.Name()
 		cs.c.Joined(id, -1, true)
