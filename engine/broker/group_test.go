@@ -33,7 +33,7 @@ func TestValidateTxnCommit(t *testing.T) {
 		{"empty group, a generation", empty, "m-1", "", 3, kerr.UnknownMemberID},
 		{"the member at its generation", one, "m-2", "", 2, kerr.None},
 		{"the member at an old generation", one, "m-2", "", 1, kerr.IllegalGeneration},
-		{"a member that left (the last joiner holds the group)", one, "m-1", "", 1, kerr.UnknownMemberID},
+		{"a member that left the group", one, "m-1", "", 1, kerr.UnknownMemberID},
 		{"a member that left, naming the current generation", one, "m-1", "", 2, kerr.UnknownMemberID},
 		{"a member id without generation", one, "m-1", "", -1, kerr.UnknownMemberID},
 		{"no group metadata (an older client)", one, "", "", -1, kerr.None},
