@@ -300,6 +300,18 @@ func (w *World) addMember(g *broker.GroupOffsets, eg *extGroup, q *kmsg.JoinGrou
 // current generation and its assignment without a rebalance.
 func (w *World) replaceStatic(g *broker.GroupOffsets, eg *extGroup, q *kmsg.JoinGroupRequest, old, id string, h held) *kmsg.JoinGroupResponse {
 	m := eg.members[old]
+	// ClassicGroup.replaceStaticMember: what the old instance waits for is
+	// answered FENCED_INSTANCE_ID.
+	if m.join != nil {
+		resp := m.join.req.ResponseKind().(*kmsg.JoinGroupResponse)
+		resp.Generation, resp.MemberID, resp.ErrorCode = -1, old, errFencedInstanceID
+		w.answerHeld(m.join, resp)
+	}
+	if m.sync != nil {
+		resp := m.sync.req.ResponseKind().(*kmsg.SyncGroupResponse)
+		resp.MemberAssignment, resp.ErrorCode = []byte{}, errFencedInstanceID
+		w.answerHeld(m.sync, resp)
+	}
 	delete(eg.members, old)
 	delete(g.Members, old)
 	awaiting := g.Awaiting[old]
@@ -312,7 +324,7 @@ func (w *World) replaceStatic(g *broker.GroupOffsets, eg *extGroup, q *kmsg.Join
 		eg.leader = id
 	}
 	oldProtocols := m.protocols
-	m.sync = nil
+	m.join, m.sync = nil, nil
 	w.updateMember(m, q, h)
 	m.seen = w.now
 	if w.tracing() {
@@ -591,12 +603,10 @@ func (w *World) syncGroup(broker int, q *kmsg.SyncGroupRequest, h held) *kmsg.Sy
 	}
 	defer w.armGroupTimer(q.Group)
 	g, m, code := w.realMember(q.Group, q.MemberID, q.InstanceID, q.Generation)
-	if m != nil {
-		m.seen = w.now
-	}
 	if resp.ErrorCode = code; code != errNone {
 		return resp
 	}
+	m.seen = w.now
 	eg := w.extGroupOf(q.Group)
 	if q.ProtocolType != nil && *q.ProtocolType != eg.ptype || q.Protocol != nil && *q.Protocol != eg.protocol {
 		resp.ErrorCode = errInconsistentProtocol
@@ -663,8 +673,8 @@ func (w *World) heartbeat(broker int, q *kmsg.HeartbeatRequest) *kmsg.HeartbeatR
 	w.expireMembers(q.Group) // what the simulated members' heartbeats told the coordinator meanwhile
 	defer w.armGroupTimer(q.Group)
 	g, m, code := w.realMember(q.Group, q.MemberID, q.InstanceID, q.Generation)
-	if code == errNone || code == errIllegalGeneration {
-		m.seen = w.now
+	if code == errNone {
+		m.seen = w.now // rescheduleClassicGroupMemberHeartbeat
 	}
 	if resp.ErrorCode = code; code == errNone && g.Rebalancing {
 		resp.ErrorCode = errRebalanceInProgress
@@ -782,7 +792,7 @@ func (w *World) validateOffsetCommit(q *kmsg.OffsetCommitRequest) int16 {
 		return errRebalanceInProgress
 	}
 	if m := w.extGroupOf(q.Group).memberOrNil(q.MemberID); m != nil {
-		m.seen = w.now
+		m.seen = w.now // a commit keeps the session (OffsetMetadataManager.commitOffset)
 	}
 	return errNone
 }
