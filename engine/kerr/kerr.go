@@ -41,6 +41,7 @@ const (
 	NotEnoughReplicasAfterAppend       Code = 20
 	InvalidRequiredAcks                Code = 21
 	IllegalGeneration                  Code = 22
+	InconsistentGroupProtocol          Code = 23
 	UnknownMemberID                    Code = 25
 	RebalanceInProgress                Code = 27
 	InvalidTimestamp                   Code = 32
@@ -109,6 +110,7 @@ var table = map[Code]info{
 	InvalidRequiredAcks:                {"INVALID_REQUIRED_ACKS", false, "acks must be -1, 0 or 1."},
 	IllegalGeneration:                  {"ILLEGAL_GENERATION", false, "The group generation in the request is not the group's current one."},
 	UnknownMemberID:                    {"UNKNOWN_MEMBER_ID", false, "The member id is not in the group's current generation."},
+	InconsistentGroupProtocol:          {"INCONSISTENT_GROUP_PROTOCOL", false, "The member's protocol type or protocols are not the group's."},
 	FencedInstanceID:                   {"FENCED_INSTANCE_ID", false, "A newer member with the same group.instance.id has taken the static member's place."},
 	InvalidTimestamp:                   {"INVALID_TIMESTAMP", false, "A record timestamp is out of the accepted range."},
 	InvalidRequest:                     {"INVALID_REQUEST", false, "The request is malformed."},
