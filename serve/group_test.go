@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,6 +102,76 @@ func TestKgoJoinsGroupOfSimulatedConsumer(t *testing.T) {
 		for _, m := range members {
 			if !strings.HasPrefix(m, "sim-") && !strings.HasPrefix(m, "sim2-") && !strings.HasPrefix(m, "real-") {
 				return fmt.Sprintf("member %s", m)
+			}
+		}
+		return ""
+	})
+}
+
+// Two kgo consumers in one group share its partitions, as in Kafka: the
+// second one's JoinGroup waits until the first has rejoined (its
+// heartbeat answered REBALANCE_IN_PROGRESS), the leader's SyncGroup hands
+// each its part, and in the end each owns some of the three partitions,
+// none owned by both, at the group's generation.
+func TestKgoTwoConsumersShareAGroup(t *testing.T) {
+	s, _ := start(t, Config{})
+	c := ctx(t)
+	type owned struct {
+		mu    sync.Mutex
+		parts map[int32]bool
+	}
+	consumer := func(name string, o *owned) *kgo.Client {
+		o.parts = map[int32]bool{}
+		cl := client(t, s, kgo.ClientID(name), kgo.ConsumerGroup("pair"), kgo.ConsumeTopics("orders"),
+			kgo.HeartbeatInterval(100*time.Millisecond),
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+				o.mu.Lock()
+				defer o.mu.Unlock()
+				for _, p := range m["orders"] {
+					o.parts[p] = true
+				}
+			}),
+			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+				o.mu.Lock()
+				defer o.mu.Unlock()
+				for _, p := range m["orders"] {
+					delete(o.parts, p)
+				}
+			}))
+		pctx, cancel := context.WithCancel(c)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			for pctx.Err() == nil {
+				cl.PollFetches(pctx)
+			}
+		}()
+		t.Cleanup(func() { cancel(); <-done })
+		return cl
+	}
+	var oa, ob owned
+	a := consumer("a", &oa)
+	b := consumer("b", &ob)
+	eventually(t, s, func(e Engine) string {
+		var gen int32
+		var members []string
+		for _, g := range e.World().Snapshot().Groups {
+			if g.Group == "pair" {
+				gen, members = g.Generation, g.Members
+			}
+		}
+		_, ga := a.GroupMetadata()
+		_, gb := b.GroupMetadata()
+		oa.mu.Lock()
+		defer oa.mu.Unlock()
+		ob.mu.Lock()
+		defer ob.mu.Unlock()
+		if len(members) != 2 || ga != gen || gb != gen || len(oa.parts) == 0 || len(ob.parts) == 0 || len(oa.parts)+len(ob.parts) != 3 {
+			return fmt.Sprintf("generation %d, members %v; a at %d owns %v, b at %d owns %v", gen, members, ga, oa.parts, gb, ob.parts)
+		}
+		for p := range oa.parts {
+			if ob.parts[p] {
+				return fmt.Sprintf("both own orders-%d", p)
 			}
 		}
 		return ""
