@@ -204,8 +204,7 @@ func (w *World) joinGroup(broker int, client string, q *kmsg.JoinGroupRequest, h
 	}
 	instance := instanceOf(q.InstanceID)
 	if q.MemberID == "" {
-		e.members++
-		id := fmt.Sprintf("%s-%d", client, e.members)
+		id := w.newRealMemberID(g, eg, client)
 		if instance != "" {
 			h.req = q
 			if old, ok := g.Instances[instance]; ok && eg.members[old] != nil {
@@ -253,6 +252,32 @@ func (w *World) joinGroup(broker int, client string, q *kmsg.JoinGroupRequest, h
 	w.traceRealJoin(q.Group, m, q.MemberID, g)
 	w.startRebalance(g, q.Group, q.MemberID)
 	return nil
+}
+
+// newRealMemberID is a new member id, CLIENT-N: unique in the group even
+// when a simulated consumer has the client's name (Kafka's ids end in a
+// random UUID).
+func (w *World) newRealMemberID(g *broker.GroupOffsets, eg *extGroup, client string) string {
+	for {
+		w.ext.members++
+		id := fmt.Sprintf("%s-%d", client, w.ext.members)
+		if !memberIDTaken(g, eg, id) {
+			return id
+		}
+	}
+}
+
+// memberIDTaken reports whether a member, or a member id handed out to a
+// real client, has id.
+func memberIDTaken(g *broker.GroupOffsets, eg *extGroup, id string) bool {
+	if _, in := g.Members[id]; in {
+		return true
+	}
+	if eg != nil {
+		_, pending := eg.pending[id]
+		return pending
+	}
+	return false
 }
 
 func sessionMs(q *kmsg.JoinGroupRequest) int64 { return int64(q.SessionTimeoutMillis) }

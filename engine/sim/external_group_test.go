@@ -287,3 +287,23 @@ func TestGroupProtocolTypeIsShared(t *testing.T) {
 		}
 	}
 }
+
+// A real client named like a simulated consumer gets a member id of its
+// own (Kafka's end in a random UUID): both are members.
+func TestRealClientNamedLikeSimulatedConsumer(t *testing.T) {
+	w := New(1)
+	w.apply(t, "cluster topic=orders partitions=3", "consumer c1 read_committed orders-0 group=g", "poll c1")
+	w.KeepOutgoing(true)
+	r := newWireClient(t, w, "c1", 1, "g", map[[2]int32]kmsg.Response{})
+	q := joinReq("", nil)
+	q.SetVersion(3)
+	join := r.send(q)
+	w.apply(t, "poll c1")
+	jr, _ := r.answer(join).(*kmsg.JoinGroupResponse)
+	if jr == nil || jr.ErrorCode != 0 || jr.MemberID == "c1-1" {
+		t.Fatalf("JoinGroup answer %+v: want a member id other than the simulated c1-1", jr)
+	}
+	if got := sortedMembers(w.tx.groups["g"]); len(got) != 2 || !slices.Contains(got, "c1-1") || !slices.Contains(got, jr.MemberID) {
+		t.Fatalf("members %v", got)
+	}
+}

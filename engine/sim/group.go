@@ -100,6 +100,9 @@ func (w *World) pollGroup(cs *consumerSlot) bool {
 			return false
 		}
 		id = cs.c.NewMemberID()
+		for memberIDTaken(g, w.extGroupOf(name), id) {
+			id = cs.c.NewMemberID() // a real client of the same name has it
+		}
 		g.Members[id] = cs.c.Name()
 		cs.c.Joined(id, -1, true)
 		if w.tracing() {
