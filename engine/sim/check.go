@@ -76,12 +76,15 @@ type ackRec struct {
 }
 
 // seenAt is where a partition's judged log holds a record of a producer
-// (by serial): gen names the partition's check it belongs to, so that a
-// check started over forgets everything at once.
+// (by serial): at the serial plus shift. A batch's records have
+// consecutive serials at consecutive offsets, so they share one shift and
+// a batch is marked a run at a time (hist.Vec.SetRange). gen names the
+// partition's check it belongs to, so that a check started over forgets
+// everything at once.
 type seenAt struct {
-	offset int64
-	gen    uint32
-	part   int32
+	shift int64 // offset - serial
+	gen   uint32
+	part  int32
 }
 
 type partCheck struct {
@@ -112,19 +115,16 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 	if e.gen != pc.gen || e.part != pc.part {
 		return 0, false
 	}
-	return e.offset, true
+	return id.n + e.shift, true
 }
 
-// mark records that the judged log holds the record at offset.
-func (c *checker) mark(pc *partCheck, id identity, offset int64) {
-	if id.who < 0 {
-		pc.values.Set(id, offset)
-		return
-	}
-	for int(id.who) >= len(c.seen) {
+// markRun records that the judged log holds n records of a producer, from
+// serial first at offset, one after the other.
+func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset int64) {
+	for int(who) >= len(c.seen) {
 		c.seen = append(c.seen, hist.Vec[seenAt]{})
 	}
-	c.seen[id.who].Set(int(id.n), seenAt{offset: offset, gen: pc.gen, part: pc.part})
+	c.seen[who].SetRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen, part: pc.part})
 }
 
 // newPartCheck starts checking a partition's leader log from its start.
@@ -355,44 +355,61 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 
 // judge checks one visible batch against the records seen before it.
 func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored) {
-	{
-		k, _ := keyOf(b.Bytes)
-		src, ok := c.sources.get(k)
-		if !ok {
+	k, _ := keyOf(b.Bytes)
+	src, ok := c.sources.get(k)
+	if !ok {
+		return
+	}
+	var dups, dupSerials []int64
+	var what []string
+	reordered := false
+	count := int64(b.Header.RecordsCount)
+	// A producer's records not seen before are marked a run at a time. Its
+	// serials within a batch are distinct, so marking one record never
+	// makes another of the batch a duplicate; and they rise, so a run is
+	// out of order exactly when its first serial is below the highest
+	// serial seen before it.
+	run := int64(-1) // first record of the run not marked yet
+	flush := func(end int64) {
+		if run < 0 {
 			return
 		}
-		var dups, dupSerials []int64
-		var what []string
-		reordered := false
-		for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
-			id := src.identity(i)
-			off := b.Header.BaseOffset + i
-			if prev, seen := c.at(pc, id); seen {
-				dups = append(dups, prev, off)
-				dupSerials = append(dupSerials, src.firstSerial+i)
-				what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
-				continue
-			}
-			c.mark(pc, id, off)
-			if src.value >= 0 {
-				continue
-			}
-			serial := src.firstSerial + i
-			if max, ok := pc.maxOf(src.who); ok && serial < max {
-				reordered = true
-			}
-			pc.setMax(src.who, serial)
+		first := src.firstSerial + run
+		c.markRun(pc, src.who, first, int(end-run), b.Header.BaseOffset+run)
+		if max, ok := pc.maxOf(src.who); ok && first < max {
+			reordered = true
 		}
-		producer := c.names[src.who]
-		if len(dups) > 0 {
-			c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
-				Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
+		pc.setMax(src.who, src.firstSerial+end-1)
+		run = -1
+	}
+	for i := int64(0); i < count; i++ {
+		id := src.identity(i)
+		off := b.Header.BaseOffset + i
+		if prev, seen := c.at(pc, id); seen {
+			flush(i)
+			dups = append(dups, prev, off)
+			dupSerials = append(dupSerials, src.firstSerial+i)
+			what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
+			continue
 		}
-		if reordered {
-			c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
-				Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial}, Count: b.Header.RecordsCount,
-				Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
+		if src.value >= 0 {
+			pc.values.Set(id, off)
+			continue
 		}
+		if run < 0 {
+			run = i
+		}
+	}
+	flush(count)
+	producer := c.names[src.who]
+	if len(dups) > 0 {
+		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
+			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
+	}
+	if reordered {
+		c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
+			Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial}, Count: b.Header.RecordsCount,
+			Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
 	}
 }
 

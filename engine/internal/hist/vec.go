@@ -47,27 +47,63 @@ func (v *Vec[T]) Set(i int, x T) {
 	for len(v.chunks) <= c {
 		v.chunks = append(v.chunks, nil)
 	}
+	ch := v.writable(c, j+1)
+	ch.v[j] = x
+}
+
+// SetRange sets entries i to i+n-1 to x, as n calls of Set would, a chunk
+// at a time: a chunk shared with a copy is copied once, not once an entry.
+func (v *Vec[T]) SetRange(i, n int, x T) {
+	if n <= 0 {
+		return
+	}
+	if v.own == nil {
+		v.own = &token{}
+	}
+	if v.table != v.own {
+		v.chunks = append([]*vchunk[T](nil), v.chunks...)
+		v.table = v.own
+	}
+	last := (i + n - 1) / vecChunkLen
+	for len(v.chunks) <= last {
+		v.chunks = append(v.chunks, nil)
+	}
+	for n > 0 {
+		c, j := i/vecChunkLen, i%vecChunkLen
+		k := min(n, vecChunkLen-j) // entries j to j+k-1 of chunk c
+		ch := v.writable(c, j+k)
+		s := ch.v[j : j+k]
+		for m := range s {
+			s[m] = x
+		}
+		i, n = i+k, n-k
+	}
+}
+
+// writable returns chunk c, owned by v and at least n entries long, grown
+// as Set grows it.
+func (v *Vec[T]) writable(c, n int) *vchunk[T] {
 	ch := v.chunks[c]
 	switch {
 	case ch == nil:
-		ch = &vchunk[T]{owner: v.own, v: make([]T, j+1, min(max(2*(j+1), 1), vecChunkLen))}
+		ch = &vchunk[T]{owner: v.own, v: make([]T, n, min(2*n, vecChunkLen))}
 		v.chunks[c] = ch
 	case ch.owner != v.own:
-		n := max(len(ch.v), j+1)
-		cp := &vchunk[T]{owner: v.own, v: make([]T, n, max(n, cap(ch.v)))}
+		m := max(len(ch.v), n)
+		cp := &vchunk[T]{owner: v.own, v: make([]T, m, max(m, cap(ch.v)))}
 		copy(cp.v, ch.v)
 		ch = cp
 		v.chunks[c] = ch
-	case j >= len(ch.v):
-		if j >= cap(ch.v) {
-			nv := make([]T, j+1, min(max(2*(j+1), 1), vecChunkLen))
+	case n > len(ch.v):
+		if n > cap(ch.v) {
+			nv := make([]T, n, min(2*n, vecChunkLen))
 			copy(nv, ch.v)
 			ch.v = nv
 		} else {
-			ch.v = ch.v[:j+1]
+			ch.v = ch.v[:n]
 		}
 	}
-	ch.v[j] = x
+	return ch
 }
 
 // Clone returns a Vec with v's entries that changes independently of v.
