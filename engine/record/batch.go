@@ -122,13 +122,13 @@ type Decoder struct {
 	Reuse bool
 
 	codecs codecs
-	area   []byte
+	area   []byte // what Reuse decodes into, and Check always
 }
 
 // Decode parses the batch at the start of data into b, reusing b's record
 // and header slices. Keys and values alias data (or, for a compressed
 // batch, a fresh buffer; with Reuse, the Decoder's buffer, valid until the
-// next Decode). On a CRC mismatch b is still filled as far as the bytes
+// next Decode or Check). On a CRC mismatch b is still filled as far as the bytes
 // allow and the returned error is a *CRCError; other failures are
 // *TruncatedError, *MagicError, *CorruptError, *UnknownCompressionError
 // (attribute bits 0-2 are 5, 6 or 7) or *RecordsTooLargeError.
