@@ -48,107 +48,118 @@ func (d *Decoder) Check(data []byte) (Header, error) {
 // decodeRecord accepts: a length that fits, then inside it attributes, a
 // timestamp delta, an offset delta, a nullable key and value, and headers
 // with non-null keys, nothing left over.
+//
+// It is written out in one loop, each varint read in place (one and two
+// bytes inline, longer ones by a call), because calls are most of what a
+// walk of small records costs.
 func walkRecords(area []byte, n int) bool {
-	off := 0
+	p := 0
+	var u uint64
 	for range n {
-		length, ok := varintAt(area, &off)
-		if !ok || length < 0 || int(length) > len(area)-off {
+		if p < len(area) && area[p] < 0x80 {
+			u, p = uint64(area[p]), p+1
+		} else if p+1 < len(area) && area[p+1] < 0x80 {
+			u, p = uint64(area[p]&0x7f)|uint64(area[p+1])<<7, p+2
+		} else if u, p = uvarintSlow(area, p, 5); p < 0 {
 			return false
 		}
-		end := off + int(length)
-		if !walkRecord(area[off:end]) {
+		length := zigzag32(u)
+		if length < 0 || int(length) > len(area)-p {
 			return false
 		}
-		off = end
-	}
-	return off == len(area)
-}
-
-// walkRecord reports whether body is one record's body as decodeRecord
-// reads it.
-func walkRecord(body []byte) bool {
-	if len(body) < 1 {
-		return false
-	}
-	// Attributes, then the timestamp and offset deltas.
-	p := 1
-	if !skipUvarint(body, &p, 10) || !skipUvarint(body, &p, 5) {
-		return false
-	}
-	if !skipNullable(body, &p) || !skipNullable(body, &p) { // key, value
-		return false
-	}
-	nh, ok := varintAt(body, &p)
-	if !ok || nh < 0 || int(nh) > (len(body)-p)/2 {
-		return false
-	}
-	for range nh {
-		kl, ok := varintAt(body, &p)
-		if !ok || kl < 0 || int(kl) > len(body)-p {
+		r := area[:p+int(length)] // the record's body is r[p:]
+		// Attributes, then the timestamp and offset deltas.
+		if p++; p > len(r) {
 			return false
 		}
-		p += int(kl)
-		if !skipNullable(body, &p) {
+		if p < len(r) && r[p] < 0x80 {
+			u, p = uint64(r[p]), p+1
+		} else if p+1 < len(r) && r[p+1] < 0x80 {
+			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
+		} else if u, p = uvarintSlow(r, p, 10); p < 0 {
+			return false
+		}
+		if p < len(r) && r[p] < 0x80 {
+			u, p = uint64(r[p]), p+1
+		} else if p+1 < len(r) && r[p+1] < 0x80 {
+			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
+		} else if u, p = uvarintSlow(r, p, 5); p < 0 {
+			return false
+		}
+		// The key and the value: a length, -1 for null.
+		for range 2 {
+			if p < len(r) && r[p] < 0x80 {
+				u, p = uint64(r[p]), p+1
+			} else if p+1 < len(r) && r[p+1] < 0x80 {
+				u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
+			} else if u, p = uvarintSlow(r, p, 5); p < 0 {
+				return false
+			}
+			if l := zigzag32(u); l < -1 || int(l) > len(r)-p {
+				return false
+			} else if l > 0 {
+				p += int(l)
+			}
+		}
+		if p < len(r) && r[p] < 0x80 {
+			u, p = uint64(r[p]), p+1
+		} else if p+1 < len(r) && r[p+1] < 0x80 {
+			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
+		} else if u, p = uvarintSlow(r, p, 5); p < 0 {
+			return false
+		}
+		if nh := zigzag32(u); nh != 0 {
+			if nh < 0 || int(nh) > (len(r)-p)/2 {
+				return false
+			}
+			if p = skipHeaders(r, p, int(nh)); p < 0 {
+				return false
+			}
+		}
+		if p != len(r) {
 			return false
 		}
 	}
-	return p == len(body)
+	return p == len(area)
 }
 
-// skipNullable steps over varint-length bytes, -1 being null.
-func skipNullable(b []byte, p *int) bool {
-	n, ok := varintAt(b, p)
-	if !ok || n < -1 || int(n) > len(b)-*p {
-		return false
-	}
-	if n > 0 {
-		*p += int(n)
-	}
-	return true
-}
-
-// varintAt reads a zig-zag varint at *p as wire.Reader.Varint does (at most
-// five bytes, the bits beyond 32 dropped).
-func varintAt(b []byte, p *int) (int32, bool) {
-	off := *p
-	var u uint32
-	if off < len(b) && b[off] < 0x80 {
-		u = uint32(b[off])
-		*p = off + 1
-	} else {
-		var v uint64
-		if !uvarintAt(b, p, 5, &v) {
-			return 0, false
+// skipHeaders steps over n record headers at p in r (a non-null key, a
+// nullable value), returning -1 if they do not fit.
+func skipHeaders(r []byte, p, n int) int {
+	for range n {
+		u, q := uvarintSlow(r, p, 5)
+		if kl := zigzag32(u); q < 0 || kl < 0 || int(kl) > len(r)-q {
+			return -1
 		}
-		u = uint32(v)
+		u, q = uvarintSlow(r, q+int(zigzag32(u)), 5)
+		if l := zigzag32(u); q < 0 || l < -1 || int(l) > len(r)-q {
+			return -1
+		}
+		p = q + max(int(zigzag32(u)), 0)
 	}
-	return int32(u>>1) ^ -int32(u&1), true
+	return p
 }
 
-// skipUvarint steps over a base-128 varint of at most maxBytes bytes.
-func skipUvarint(b []byte, p *int, maxBytes int) bool {
-	if off := *p; off < len(b) && b[off] < 0x80 {
-		*p = off + 1
-		return true
-	}
-	var v uint64
-	return uvarintAt(b, p, maxBytes, &v)
-}
+// zigzag32 is wire.Reader.Varint's decoding: the bits beyond 32 dropped.
+func zigzag32(u uint64) int32 { return int32(uint32(u)>>1) ^ -int32(uint32(u)&1) }
 
-func uvarintAt(b []byte, p *int, maxBytes int, v *uint64) bool {
-	off := *p
+// uvarintSlow reads a base-128 varint of at most maxBytes bytes at p and
+// returns it with the offset after it, -1 if there is none.
+func uvarintSlow(b []byte, p, maxBytes int) (uint64, int) {
+	if p < 0 {
+		return 0, -1
+	}
 	var u uint64
 	for i := range maxBytes {
-		if off >= len(b) {
-			return false
+		if p >= len(b) {
+			return 0, -1
 		}
-		c := b[off]
-		off++
+		c := b[p]
+		p++
 		u |= uint64(c&0x7f) << (7 * i)
 		if c < 0x80 {
-			*p, *v = off, u
-			return true
+			return u, p
 		}
 	}
-	return false
+	return 0, -1
 }
