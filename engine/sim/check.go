@@ -118,6 +118,30 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 	return id.n + e.shift, true
 }
 
+// span counts the records of a producer from serial first on, at most n,
+// that the judged log all holds (held) or all does not (!held), reading
+// its history a run at a time (hist.Vec.Run).
+func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int64 {
+	if int(who) >= len(c.seen) {
+		if held {
+			return 0
+		}
+		return n
+	}
+	v := &c.seen[who]
+	var m int64
+	for m < n {
+		stored, k := v.Run(int(first+m), int(n-m))
+		for j := range k {
+			if in := j < len(stored) && stored[j].gen == pc.gen && stored[j].part == pc.part; in != held {
+				return m + int64(j)
+			}
+		}
+		m += int64(k)
+	}
+	return m
+}
+
 // markRun records that the judged log holds n records of a producer, from
 // serial first at offset, one after the other.
 func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset int64) {
@@ -362,45 +386,44 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	}
 	var dups, dupSerials []int64
 	var what []string
+	dup := func(i, prev int64) {
+		off := b.Header.BaseOffset + i
+		dups = append(dups, prev, off)
+		dupSerials = append(dupSerials, src.firstSerial+i)
+		what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
+	}
 	reordered := false
 	count := int64(b.Header.RecordsCount)
+	if src.value >= 0 {
+		for i := int64(0); i < count; i++ {
+			id := src.identity(i)
+			if prev, seen := c.at(pc, id); seen {
+				dup(i, prev)
+				continue
+			}
+			pc.values.Set(id, b.Header.BaseOffset+i)
+		}
+	}
 	// A producer's records not seen before are marked a run at a time. Its
-	// serials within a batch are distinct, so marking one record never
-	// makes another of the batch a duplicate; and they rise, so a run is
-	// out of order exactly when its first serial is below the highest
-	// serial seen before it.
-	run := int64(-1) // first record of the run not marked yet
-	flush := func(end int64) {
-		if run < 0 {
-			return
-		}
-		first := src.firstSerial + run
-		c.markRun(pc, src.who, first, int(end-run), b.Header.BaseOffset+run)
-		if max, ok := pc.maxOf(src.who); ok && first < max {
-			reordered = true
-		}
-		pc.setMax(src.who, src.firstSerial+end-1)
-		run = -1
-	}
-	for i := int64(0); i < count; i++ {
-		id := src.identity(i)
-		off := b.Header.BaseOffset + i
-		if prev, seen := c.at(pc, id); seen {
-			flush(i)
-			dups = append(dups, prev, off)
-			dupSerials = append(dupSerials, src.firstSerial+i)
-			what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
+	// serials within a batch are distinct, so marking some never makes
+	// another of the batch a duplicate; and they rise, so a run is out of
+	// order exactly when its first serial is below the highest serial seen
+	// before it.
+	for i := int64(0); src.value < 0 && i < count; {
+		if n := c.span(pc, src.who, src.firstSerial+i, count-i, false); n > 0 {
+			first := src.firstSerial + i
+			c.markRun(pc, src.who, first, int(n), b.Header.BaseOffset+i)
+			if max, ok := pc.maxOf(src.who); ok && first < max {
+				reordered = true
+			}
+			pc.setMax(src.who, first+n-1)
+			i += n
 			continue
 		}
-		if src.value >= 0 {
-			pc.values.Set(id, off)
-			continue
-		}
-		if run < 0 {
-			run = i
-		}
+		prev, _ := c.at(pc, src.identity(i))
+		dup(i, prev)
+		i++
 	}
-	flush(count)
 	producer := c.names[src.who]
 	if len(dups) > 0 {
 		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
@@ -423,6 +446,12 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	var pending map[identity]bool // in the leader's log above the high watermark: not visible yet, not lost
 	lost := false
 	for i := int64(0); i < int64(a.count); i++ {
+		if a.src.value < 0 {
+			// Skip what the judged log holds, a run at a time.
+			if i += c.span(pc, a.src.who, a.src.firstSerial+i, int64(a.count)-i, true); i == int64(a.count) {
+				break
+			}
+		}
 		id := a.src.identity(i)
 		if _, ok := c.at(pc, id); ok {
 			continue

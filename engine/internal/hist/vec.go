@@ -34,6 +34,21 @@ func (v *Vec[T]) Get(i int) T {
 	return zero
 }
 
+// Run returns entries i to i+k-1, for the largest k ≤ n that stays in
+// i's chunk (k ≥ 1 when n ≥ 1): stored holds a prefix of them, those
+// ever written; the rest read as the zero value. stored must not be
+// written to and is valid until the Vec's next write.
+func (v *Vec[T]) Run(i, n int) (stored []T, k int) {
+	c, j := i/vecChunkLen, i%vecChunkLen
+	k = min(n, vecChunkLen-j)
+	if c < len(v.chunks) {
+		if ch := v.chunks[c]; ch != nil && j < len(ch.v) {
+			return ch.v[j:min(len(ch.v), j+k)], k
+		}
+	}
+	return nil, k
+}
+
 // Set sets entry i.
 func (v *Vec[T]) Set(i int, x T) {
 	if v.own == nil {

@@ -8,8 +8,8 @@ import (
 
 // SetRange writes what Set would, entry by entry, and copies made before
 // or after never see each other's runs, wherever a run starts and however
-// many chunks it crosses.
-func TestVecSetRangeIsSetEachEntry(t *testing.T) {
+// many chunks it crosses; Run reads what Get reads.
+func TestVecRunsAreEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	type pair struct {
 		v    Vec[int]
@@ -47,6 +47,24 @@ func TestVecSetRangeIsSetEachEntry(t *testing.T) {
 			if got := p.v.Get(k); got != want {
 				t.Fatalf("vec %d entry %d: got %d, want %d", i, k, got, want)
 			}
+		}
+		// Run reads the same entries, a chunk's part at a time.
+		for k := 0; k < size+vecChunkLen; {
+			n := 1 + rng.IntN(3*vecChunkLen)
+			stored, got := p.v.Run(k, n)
+			if got < 1 || got > n || (k+got)%vecChunkLen != 0 && got != n || len(stored) > got {
+				t.Fatalf("vec %d: Run(%d, %d) covers %d entries, %d stored", i, k, n, got, len(stored))
+			}
+			for m := range got {
+				x := 0
+				if m < len(stored) {
+					x = stored[m]
+				}
+				if x != p.v.Get(k+m) {
+					t.Fatalf("vec %d: Run(%d, %d) entry %d is %d, Get says %d", i, k, n, k+m, x, p.v.Get(k+m))
+				}
+			}
+			k += got
 		}
 	}
 }
