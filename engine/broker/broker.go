@@ -59,7 +59,7 @@ type Env interface {
 	FetchLater(follower int, tp msg.TP, at int64)     // the same, at time at (a fetcher backing off)
 	AlterISR(tp msg.TP, leaderEpoch int32, isr []int) // the leader asks the controller to change the ISR
 	Tracing() bool                                    // whether events are wanted; when not, none are built
-	Attrs(n int) []trace.Attr                         // room for an event's n attributes (empty, capacity n)
+	Slab() *trace.Slab                                // room for the hottest events' attributes and texts
 
 	// Transactions.
 	TransactionVersion() int                                      // the cluster's transaction.version (1 or 2)

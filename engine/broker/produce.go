@@ -124,8 +124,9 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	case ar.Error == kerr.None:
 		outcome = "append"
 	}
-	tp := pb.TP.String()
-	var buf [192]byte // on the stack: the text is the one allocation
+	slab := env.Slab()
+	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
+	var buf [192]byte // on the stack: the text is kept in the slab
 	t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
 	switch outcome {
 	case "append":
@@ -143,7 +144,7 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	}
 	// Appended in one go into the event's room: With would copy the event
 	// for each of its fifteen attributes.
-	e := trace.Event{Kind: "produce.decision", Text: string(t), Attrs: append(env.Attrs(n),
+	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t), Attrs: append(slab.Attrs(n),
 		trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
 		trace.Attr{Key: "producer_id", Val: trace.Int(h.ProducerID)}, trace.Attr{Key: "producer_epoch", Val: trace.Int(int64(h.ProducerEpoch))},
 		trace.Attr{Key: "base_sequence", Val: trace.Int(int64(h.BaseSequence))}, trace.Attr{Key: "last_sequence", Val: trace.Int(int64(h.LastSequence()))},
@@ -153,9 +154,8 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 		trace.Attr{Key: "producer", Val: trace.Str(m.From.String())}, trace.Attr{Key: "batch", Val: trace.Int(int64(pb.BatchID))},
 		trace.Attr{Key: "request", Val: trace.Int(int64(m.ID))})}
 	if ar.Checked {
-		d := ar.Decision
-		e.Decision = &d
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "path", Val: trace.Str(d.Path.String())})
+		e.Decision = slab.Decision(&ar.Decision)
+		e.Attrs = append(e.Attrs, trace.Attr{Key: "path", Val: trace.Str(slab.Path(ar.Decision.Path))})
 	}
 	return e
 }

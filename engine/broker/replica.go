@@ -161,13 +161,14 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	r.Log.SetHighWatermark(hw)
 	if after := r.Log.HighWatermark(); after > before {
 		if env.Tracing() {
-			tp := r.TP.String()
-			var buf [128]byte // on the stack: the text is the one allocation
+			slab := env.Slab()
+			tp := slab.Partition(r.TP.Topic, r.TP.Partition)
+			var buf [128]byte // on the stack: the text is kept in the slab
 			t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = strconv.AppendInt(append(t, " to "...), after, 10)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			env.Emit(trace.Event{Kind: "hw.advance", Text: string(t), Attrs: append(env.Attrs(4),
+			env.Emit(trace.Event{Kind: "hw.advance", Text: slab.Text(t), Attrs: append(slab.Attrs(4),
 				trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
 				trace.Attr{Key: "high_watermark", Val: trace.Int(after)},
 				trace.Attr{Key: "last_stable_offset", Val: trace.Int(r.Log.LastStableOffset())})})

@@ -37,9 +37,9 @@ type Env interface {
 	Jitter() float64
 	// Tracing reports whether events are wanted; when not, none are built.
 	Tracing() bool
-	// Attrs is room for an event's n attributes (empty, capacity n), for
-	// the hottest events, which append their attributes into it at once.
-	Attrs(n int) []trace.Attr
+	// Slab is room for the hottest events' attributes (which they append
+	// at once), texts and partition names.
+	Slab() *trace.Slab
 	// Arena is where the bytes of batches are kept; Scratch what they are
 	// encoded with (a world has one of each for all its producers).
 	Arena() *hist.Arena
@@ -437,14 +437,15 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())
 	if env.Tracing() {
-		tps := tp.String()
-		var buf [128]byte // on the stack: the text is the one allocation
+		slab := env.Slab()
+		tps := slab.Partition(tp.Topic, tp.Partition)
+		var buf [128]byte // on the stack: the text is kept in the slab
 		t := strconv.AppendInt(append(append(buf[:0], p.name...), " enqueues batch #"...), int64(b.ID), 10)
 		t = strconv.AppendInt(append(t, ": "...), int64(count), 10)
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
 		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
-		env.Emit(trace.Event{Kind: "producer.enqueue", Text: string(t), Attrs: append(env.Attrs(4),
+		env.Emit(trace.Event{Kind: "producer.enqueue", Text: slab.Text(t), Attrs: append(slab.Attrs(4),
 			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
 			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(count))})})
 	}

@@ -146,8 +146,9 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	}
 	env.Delivered(b)
 	if env.Tracing() {
-		tps := b.TP.String()
-		var buf [128]byte // on the stack: the text is the one allocation
+		slab := env.Slab()
+		tps := slab.Partition(b.TP.Topic, b.TP.Partition)
+		var buf [128]byte // on the stack: the text is kept in the slab
 		t := strconv.AppendInt(append(append(buf[:0], p.name...), " batch #"...), int64(b.ID), 10)
 		if baseOffset < 0 {
 			t = append(t, " counted as sent (acks=0: no answer, no offsets)"...)
@@ -155,7 +156,7 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
 			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
 		}
-		env.Emit(trace.Event{Kind: "producer.ack", Text: string(t), Attrs: append(env.Attrs(6),
+		env.Emit(trace.Event{Kind: "producer.ack", Text: slab.Text(t), Attrs: append(slab.Attrs(6),
 			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
 			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "base_sequence", Val: trace.Int(int64(b.Seq))},
 			trace.Attr{Key: "base_offset", Val: trace.Int(baseOffset)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(b.Count))})})

@@ -23,7 +23,7 @@ func (e producerEnv) Jitter() float64          { return 0.8 + 0.4*e.w.rng.Float6
 func (e producerEnv) Timestamp() int64         { return EpochMs + e.w.now }
 func (e producerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
 func (e producerEnv) Tracing() bool            { return e.w.tracing() }
-func (e producerEnv) Attrs(n int) []trace.Attr { return e.w.attrs(n) }
+func (e producerEnv) Slab() *trace.Slab        { return &e.w.slab }
 func (e producerEnv) Arena() *hist.Arena       { return &e.w.arena }
 func (e producerEnv) Scratch() *client.Scratch { return &e.w.scratch }
 
@@ -111,7 +111,7 @@ func (e brokerEnv) Now() int64               { return e.w.now }
 func (e brokerEnv) Timestamp() int64         { return EpochMs + e.w.now }
 func (e brokerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
 func (e brokerEnv) Tracing() bool            { return e.w.tracing() }
-func (e brokerEnv) Attrs(n int) []trace.Attr { return e.w.attrs(n) }
+func (e brokerEnv) Slab() *trace.Slab { return &e.w.slab }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
@@ -220,7 +220,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			verb = "answers"
 		}
 		fromS, toS, api := from.String(), to.String(), body.Name()
-		var buf [256]byte // on the stack: the text is the one allocation
+		var buf [256]byte // on the stack: the text is kept in the slab
 		b := append(append(append(append(append(buf[:0], fromS...), ' '), verb...), ' '), api...)
 		b = strconv.AppendInt(append(b, " #"...), int64(id), 10)
 		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
@@ -235,13 +235,13 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		}
 		// Appended in one go into the event's room: With would copy the
 		// event for each attribute, on the hottest event of a traced run.
-		e := trace.Event{Kind: "message.send", Text: string(b), Attrs: append(w.attrs(n),
+		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b), Attrs: append(w.slab.Attrs(n),
 			trace.Attr{Key: "message", Val: trace.Int(int64(id))}, trace.Attr{Key: "api", Val: trace.Str(api)},
 			trace.Attr{Key: "response", Val: trace.Bool(resp)}, trace.Attr{Key: "from", Val: trace.Str(fromS)},
 			trace.Attr{Key: "to", Val: trace.Str(toS)}, trace.Attr{Key: "due_ms", Val: trace.Int(f.due)},
 			trace.Attr{Key: "delayed", Val: trace.Bool(f.delayed)}, trace.Attr{Key: "connection", Val: trace.Str(c.name())})}
 		if isProduce {
-			e.Attrs = append(e.Attrs, trace.Attr{Key: "batches", Val: trace.JSON(batchRefs(req))})
+			e.Attrs = append(e.Attrs, trace.Attr{Key: "batches", Val: trace.JSON(w.batchRefs(req))})
 		}
 		w.emit(e)
 	}
@@ -254,20 +254,20 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 // summarize is the one-line content of a message for the trace and the UI.
 // batchRefs lists a produce request's batches as the client numbers them:
 // [{"partition":"orders-0","batch":3}, ...].
-func batchRefs(req msg.ProduceRequest) string {
-	b := make([]byte, 0, 48*len(req.Batches)+2)
-	b = append(b, '[')
+func (w *World) batchRefs(req msg.ProduceRequest) string {
+	var buf [256]byte // on the stack: the text is kept in the slab
+	b := append(buf[:0], '[')
 	for i, pb := range req.Batches {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = strconv.AppendQuote(b, pb.TP.String())
+		b = strconv.AppendQuote(b, w.slab.Partition(pb.TP.Topic, pb.TP.Partition))
 		b = append(b, `,"batch":`...)
 		b = strconv.AppendInt(b, int64(pb.BatchID), 10)
 		b = append(b, '}')
 	}
-	return string(append(b, ']'))
+	return w.slab.Text(append(b, ']'))
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate

@@ -303,11 +303,11 @@ func expectsAnswer(body msg.Body) bool {
 func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
-	var buf [128]byte // on the stack: the text is the one allocation
+	var buf [128]byte // on the stack: the text is kept in the slab
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
 	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
 	b = append(append(append(b, " from "...), from...), note...)
-	return trace.Event{Kind: "message.deliver", Text: string(b), Attrs: append(w.attrs(5),
+	return trace.Event{Kind: "message.deliver", Text: w.slab.Text(b), Attrs: append(w.slab.Attrs(5),
 		trace.Attr{Key: "message", Val: trace.Int(int64(m.ID))}, trace.Attr{Key: "api", Val: trace.Str(api)},
 		trace.Attr{Key: "response", Val: trace.Bool(m.Body.IsResponse())}, trace.Attr{Key: "from", Val: trace.Str(from)},
 		trace.Attr{Key: "to", Val: trace.Str(to)})}

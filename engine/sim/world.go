@@ -118,7 +118,7 @@ type World struct {
 	nextFault   int
 	fenceAt     map[int]int64
 	pending     []trace.Event
-	attrSlab    []trace.Attr // room for events' attributes (see attrs); never shared with a clone
+	slab        trace.Slab // room for events' attributes and texts; never shared with a clone
 	trace       []trace.Event
 	actions     hist.List[action] // the history, but for the open run of steps
 	run         action            // the open run of steps (run.at > 0), the history's last entry
@@ -283,23 +283,6 @@ func (w *World) lastDecision() int {
 	}
 	w.decScanned = len(w.trace)
 	return w.decAt - 1
-}
-
-// attrSlabLen is how many attributes a slab holds: a few hundred events'.
-const attrSlabLen = 2048
-
-// attrs is room for n attributes of one event (empty, capacity n), cut from a
-// slab, so that a traced step makes one allocation for its events'
-// attributes every few hundred events rather than one for each event.
-// Each room is handed out once, with its capacity capped at n, so that
-// nothing written to one event's attributes reaches another's.
-func (w *World) attrs(n int) []trace.Attr {
-	i := len(w.attrSlab)
-	if i+n > cap(w.attrSlab) {
-		w.attrSlab, i = make([]trace.Attr, 0, max(attrSlabLen, n)), 0
-	}
-	w.attrSlab = w.attrSlab[:i+n]
-	return w.attrSlab[i : i : i+n]
 }
 
 // flush moves the pending events to the trace and returns them.

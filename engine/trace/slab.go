@@ -1,0 +1,107 @@
+package trace
+
+import (
+	"strconv"
+	"unsafe"
+
+	"github.com/eoslab/eoslab/engine/producerstate"
+)
+
+// Sizes of a Slab's blocks: a few hundred events' worth each.
+const (
+	slabAttrs     = 2048
+	slabText      = 16 << 10
+	slabDecisions = 64
+)
+
+// Slab is where the hottest events (those of the produce path) take their
+// room, so that a traced step allocates once every few hundred events
+// instead of several times an event: their attributes, their texts and
+// their decisions are cut from shared blocks, and partition names are
+// made once. Everything handed out is never written again, and nothing
+// handed out is shared between two events. The blocks of texts and
+// decisions hold no pointers, so the collector does not scan them.
+//
+// A Slab belongs to one world: a copy of the world gets a new one (what
+// the old one handed out stays valid, since it is never changed).
+type Slab struct {
+	attrs []Attr
+	text  []byte
+	decs  []producerstate.Decision
+	names map[string][]string // partition names by topic, by partition
+	paths map[producerstate.Path]string
+}
+
+// Attrs is room for n attributes of one event (empty, capacity n). Its
+// capacity is capped at n, so that nothing written to one event's
+// attributes reaches another's.
+func (s *Slab) Attrs(n int) []Attr {
+	i := len(s.attrs)
+	if i+n > cap(s.attrs) {
+		s.attrs, i = make([]Attr, 0, max(slabAttrs, n)), 0
+	}
+	s.attrs = s.attrs[:i+n]
+	return s.attrs[i : i : i+n]
+}
+
+// Text returns b as a string kept in the slab: b is typically built on
+// the caller's stack, and the string is the event's text.
+func (s *Slab) Text(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > slabText/4 {
+		return string(b)
+	}
+	if cap(s.text)-len(s.text) < len(b) {
+		s.text = make([]byte, 0, slabText)
+	}
+	i := len(s.text)
+	s.text = append(s.text, b...)
+	// The bytes from i on are never written again (the block is only ever
+	// appended to, and a full one is dropped), so they can be a string.
+	return unsafe.String(&s.text[i], len(b))
+}
+
+// Decision returns a copy of d kept in the slab, for Event.Decision.
+func (s *Slab) Decision(d *producerstate.Decision) *producerstate.Decision {
+	if len(s.decs) == cap(s.decs) {
+		s.decs = make([]producerstate.Decision, 0, slabDecisions)
+	}
+	s.decs = append(s.decs, *d)
+	return &s.decs[len(s.decs)-1]
+}
+
+// Partition returns topic-partition's name (msg.TP's String), made once.
+func (s *Slab) Partition(topic string, partition int) string {
+	if partition < 0 || partition >= 1<<12 {
+		return topic + "-" + strconv.Itoa(partition)
+	}
+	names := s.names[topic]
+	if partition < len(names) && names[partition] != "" {
+		return names[partition]
+	}
+	if s.names == nil {
+		s.names = map[string][]string{}
+	}
+	if partition >= len(names) {
+		names = append(names, make([]string, partition+1-len(names))...)
+		s.names[topic] = names
+	}
+	names[partition] = topic + "-" + strconv.Itoa(partition)
+	return names[partition]
+}
+
+// Path returns p's text (producerstate.Path's String), made once for
+// each path: a world's decisions take a handful of different paths.
+func (s *Slab) Path(p producerstate.Path) string {
+	if t, ok := s.paths[p]; ok {
+		return t
+	}
+	if s.paths == nil {
+		s.paths = map[producerstate.Path]string{}
+	}
+	t := p.String()
+	s.paths[p] = t
+	return t
+}
