@@ -107,11 +107,11 @@ func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
 // brokerEnv is the world as the brokers see it.
 type brokerEnv struct{ w *World }
 
-func (e brokerEnv) Now() int64               { return e.w.now }
-func (e brokerEnv) Timestamp() int64         { return EpochMs + e.w.now }
-func (e brokerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
-func (e brokerEnv) Tracing() bool            { return e.w.tracing() }
-func (e brokerEnv) Slab() *trace.Slab { return &e.w.slab }
+func (e brokerEnv) Now() int64          { return e.w.now }
+func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
+func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
+func (e brokerEnv) Slab() *trace.Slab   { return &e.w.slab }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
