@@ -138,25 +138,25 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	default:
 		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	n := 14
-	if ar.Checked {
-		n++
-	}
-	// Appended in one go into the event's room: With would copy the event
-	// for each of its fifteen attributes.
-	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t), Attrs: append(slab.Attrs(n),
-		trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
+	// Packed in one go into the slab: With would copy the event for each
+	// of its fifteen attributes.
+	attrs := [...]trace.Attr{
+		{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
 		trace.Attr{Key: "producer_id", Val: trace.Int(h.ProducerID)}, trace.Attr{Key: "producer_epoch", Val: trace.Int(int64(h.ProducerEpoch))},
 		trace.Attr{Key: "base_sequence", Val: trace.Int(int64(h.BaseSequence))}, trace.Attr{Key: "last_sequence", Val: trace.Int(int64(h.LastSequence()))},
 		trace.Attr{Key: "record_count", Val: trace.Int(int64(h.RecordsCount))}, trace.Attr{Key: "transactional", Val: trace.Bool(h.Attributes.Transactional())},
 		trace.Attr{Key: "outcome", Val: trace.Str(outcome)}, trace.Attr{Key: "error", Val: trace.Str(ar.Error.Name())},
 		trace.Attr{Key: "base_offset", Val: trace.Int(ar.BaseOffset)},
 		trace.Attr{Key: "producer", Val: trace.Str(m.From.String())}, trace.Attr{Key: "batch", Val: trace.Int(int64(pb.BatchID))},
-		trace.Attr{Key: "request", Val: trace.Int(int64(m.ID))})}
+		trace.Attr{Key: "request", Val: trace.Int(int64(m.ID))}, {}}
+	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t)}
+	n := len(attrs) - 1
 	if ar.Checked {
 		e.Decision = slab.Decision(&ar.Decision)
-		e.Attrs = append(e.Attrs, trace.Attr{Key: "path", Val: trace.Str(slab.Path(ar.Decision.Path))})
+		attrs[n] = trace.Attr{Key: "path", Val: trace.Str(slab.Path(ar.Decision.Path))}
+		n++
 	}
+	e.Attrs = slab.Attrs(attrs[:n]...)
 	return e
 }
 

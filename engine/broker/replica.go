@@ -168,7 +168,7 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = strconv.AppendInt(append(t, " to "...), after, 10)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			env.Emit(trace.Event{Kind: "hw.advance", Text: slab.Text(t), Attrs: append(slab.Attrs(4),
+			env.Emit(trace.Event{Kind: "hw.advance", Text: slab.Text(t), Attrs: slab.Attrs(
 				trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
 				trace.Attr{Key: "high_watermark", Val: trace.Int(after)},
 				trace.Attr{Key: "last_stable_offset", Val: trace.Int(r.Log.LastStableOffset())})})

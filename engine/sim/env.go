@@ -228,22 +228,19 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			b = strconv.AppendInt(append(b, " (held back "...), DelayMs, 10)
 			b = append(b, " ms, and the connection with it)"...)
 		}
-		n := 8
-		req, isProduce := body.(msg.ProduceRequest)
-		if isProduce {
-			n++
-		}
-		// Appended in one go into the event's room: With would copy the
-		// event for each attribute, on the hottest event of a traced run.
-		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b), Attrs: append(w.slab.Attrs(n),
-			trace.Attr{Key: "message", Val: trace.Int(int64(id))}, trace.Attr{Key: "api", Val: trace.Str(api)},
+		// Packed in one go into the slab: With would copy the event for
+		// each attribute, on the hottest event of a traced run.
+		attrs := [...]trace.Attr{
+			{Key: "message", Val: trace.Int(int64(id))}, trace.Attr{Key: "api", Val: trace.Str(api)},
 			trace.Attr{Key: "response", Val: trace.Bool(resp)}, trace.Attr{Key: "from", Val: trace.Str(fromS)},
 			trace.Attr{Key: "to", Val: trace.Str(toS)}, trace.Attr{Key: "due_ms", Val: trace.Int(f.due)},
-			trace.Attr{Key: "delayed", Val: trace.Bool(f.delayed)}, trace.Attr{Key: "connection", Val: trace.Str(c.name())})}
-		if isProduce {
-			e.Attrs = append(e.Attrs, trace.Attr{Key: "batches", Val: trace.JSON(w.batchRefs(req))})
+			trace.Attr{Key: "delayed", Val: trace.Bool(f.delayed)}, trace.Attr{Key: "connection", Val: trace.Str(c.name())}, {}}
+		n := len(attrs) - 1
+		if req, ok := body.(msg.ProduceRequest); ok {
+			attrs[n] = trace.Attr{Key: "batches", Val: trace.JSON(w.batchRefs(req))}
+			n++
 		}
-		w.emit(e)
+		w.emit(trace.Event{Kind: "message.send", Text: w.slab.Text(b), Attrs: w.slab.Attrs(attrs[:n]...)})
 	}
 	if refused && c.closed == connOpen {
 		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))

@@ -307,7 +307,7 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
 	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
 	b = append(append(append(b, " from "...), from...), note...)
-	return trace.Event{Kind: "message.deliver", Text: w.slab.Text(b), Attrs: append(w.slab.Attrs(5),
+	return trace.Event{Kind: "message.deliver", Text: w.slab.Text(b), Attrs: w.slab.Attrs(
 		trace.Attr{Key: "message", Val: trace.Int(int64(m.ID))}, trace.Attr{Key: "api", Val: trace.Str(api)},
 		trace.Attr{Key: "response", Val: trace.Bool(m.Body.IsResponse())}, trace.Attr{Key: "from", Val: trace.Str(from)},
 		trace.Attr{Key: "to", Val: trace.Str(to)})}

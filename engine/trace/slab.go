@@ -9,39 +9,47 @@ import (
 
 // Sizes of a Slab's blocks: a few hundred events' worth each.
 const (
-	slabAttrs     = 2048
 	slabText      = 16 << 10
 	slabDecisions = 64
 )
 
 // Slab is where the hottest events (those of the produce path) take their
 // room, so that a traced step allocates once every few hundred events
-// instead of several times an event: their attributes, their texts and
-// their decisions are cut from shared blocks, and partition names are
+// instead of several times an event: their packed attributes, their
+// texts and their decisions are cut from shared blocks, and partition names are
 // made once. Everything handed out is never written again, and nothing
 // handed out is shared between two events. The blocks of texts and
 // decisions hold no pointers, so the collector does not scan them.
+// (Attributes and texts share the text blocks.)
 //
 // A Slab belongs to one world: a copy of the world gets a new one (what
 // the old one handed out stays valid, since it is never changed).
 type Slab struct {
-	attrs []Attr
 	text  []byte
 	decs  []producerstate.Decision
 	names map[string][]string // partition names by topic, by partition
 	paths map[producerstate.Path]string
 }
 
-// Attrs is room for n attributes of one event (empty, capacity n). Its
-// capacity is capped at n, so that nothing written to one event's
-// attributes reaches another's.
-func (s *Slab) Attrs(n int) []Attr {
-	i := len(s.attrs)
-	if i+n > cap(s.attrs) {
-		s.attrs, i = make([]Attr, 0, max(slabAttrs, n)), 0
+// Attrs returns attrs packed in the slab (see Attrs), for an event's
+// Attrs. Its capacity ends with it, so that nothing appended to one
+// event's attributes reaches another's.
+func (s *Slab) Attrs(attrs ...Attr) Attrs {
+	n := size(attrs)
+	if n > slabText/4 {
+		return Attrs(nil).Append(attrs...)
 	}
-	s.attrs = s.attrs[:i+n]
-	return s.attrs[i : i : i+n]
+	s.room(n)
+	i := len(s.text)
+	s.text = Attrs(s.text).Append(attrs...)
+	return Attrs(s.text[i:len(s.text):len(s.text)])
+}
+
+// room makes room for n more bytes in the text block.
+func (s *Slab) room(n int) {
+	if cap(s.text)-len(s.text) < n {
+		s.text = make([]byte, 0, slabText)
+	}
 }
 
 // Text returns b as a string kept in the slab: b is typically built on
@@ -53,9 +61,7 @@ func (s *Slab) Text(b []byte) string {
 	if len(b) > slabText/4 {
 		return string(b)
 	}
-	if cap(s.text)-len(s.text) < len(b) {
-		s.text = make([]byte, 0, slabText)
-	}
+	s.room(len(b))
 	i := len(s.text)
 	s.text = append(s.text, b...)
 	// The bytes from i on are never written again (the block is only ever

@@ -22,7 +22,7 @@ type Event struct {
 	Step   int
 	TimeMs int64
 	Kind   Kind
-	Attrs  []Attr
+	Attrs  Attrs
 	Text   string // the human sentence; Describe adds step and time
 
 	// Decision is set on produce.decision events: the broker's verdict with
@@ -71,29 +71,22 @@ func Bool(v bool) Value {
 
 // New starts an event of kind k with the human sentence text.
 func New(k Kind, text string) Event {
-	return Event{Kind: k, Text: text, Attrs: make([]Attr, 0, 8)} // room for most events' attributes
+	return Event{Kind: k, Text: text, Attrs: make(Attrs, 0, 128)} // room for most events' attributes
 }
 
 // NewN is New for an event that will have about n attributes.
 func NewN(k Kind, text string, n int) Event {
-	return Event{Kind: k, Text: text, Attrs: make([]Attr, 0, n)}
+	return Event{Kind: k, Text: text, Attrs: make(Attrs, 0, 16*n)}
 }
 
 // With appends an attribute and returns the event (for chaining).
 func (e Event) With(key string, v Value) Event {
-	e.Attrs = append(e.Attrs, Attr{key, v})
+	e.Attrs = e.Attrs.Append(Attr{key, v})
 	return e
 }
 
 // Get returns the attribute named key.
-func (e *Event) Get(key string) (Value, bool) {
-	for _, a := range e.Attrs {
-		if a.Key == key {
-			return a.Val, true
-		}
-	}
-	return Value{}, false
-}
+func (e *Event) Get(key string) (Value, bool) { return e.Attrs.Get(key) }
 
 // Int returns an integer attribute (0 if absent).
 func (e *Event) Int(key string) int64 { v, _ := e.Get(key); return v.i }
@@ -166,7 +159,9 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(e.Step), 10)
 	b = append(b, `,"time_ms":`...)
 	b = strconv.AppendInt(b, e.TimeMs, 10)
-	for _, a := range e.Attrs {
+	for i := 0; i < len(e.Attrs); {
+		var a Attr
+		a, i = e.Attrs.at(i)
 		b = append(b, ',')
 		b = Str(a.Key).appendJSON(b)
 		b = append(b, ':')
