@@ -3,6 +3,7 @@ package trace
 import (
 	"encoding/binary"
 	"iter"
+	"slices"
 	"unsafe"
 )
 
@@ -21,50 +22,56 @@ type Attrs []byte
 
 // Append appends the attributes to a and returns the result.
 func (a Attrs) Append(attrs ...Attr) Attrs {
-	for _, at := range attrs {
-		a = binary.AppendUvarint(a, uint64(len(at.Key)))
-		a = append(append(a, at.Key...), at.Val.kind)
-		switch at.Val.kind {
-		case 'i':
-			a = binary.AppendVarint(a, at.Val.i)
-		case 'b':
-			a = append(a, byte(at.Val.i))
-		default:
-			a = binary.AppendUvarint(a, uint64(len(at.Val.s)))
-			a = append(a, at.Val.s...)
-		}
-	}
-	return a
+	n := len(a)
+	a = slices.Grow(a, bound(attrs))
+	return a[:n+encode(a[n:n+bound(attrs)], attrs)]
 }
 
-// size is the number of bytes Append adds for attrs.
-func size(attrs []Attr) int {
+// bound is at least the number of bytes encode writes for attrs.
+func bound(attrs []Attr) int {
 	n := 0
-	for _, at := range attrs {
-		n += uvarintLen(uint64(len(at.Key))) + len(at.Key) + 1
-		switch at.Val.kind {
-		case 'i':
-			u := uint64(at.Val.i) << 1 // zig-zag, as binary.AppendVarint
-			if at.Val.i < 0 {
-				u = ^u
-			}
-			n += uvarintLen(u)
-		case 'b':
-			n++
-		default:
-			n += uvarintLen(uint64(len(at.Val.s))) + len(at.Val.s)
-		}
+	for i := range attrs {
+		n += len(attrs[i].Key) + len(attrs[i].Val.s) + 2*binary.MaxVarintLen64 + 1
 	}
 	return n
 }
 
-func uvarintLen(u uint64) int {
-	n := 1
-	for u >= 0x80 {
-		u >>= 7
-		n++
+// encode writes attrs into b, which has room for bound(attrs) bytes, and
+// returns how many bytes it wrote.
+func encode(b []byte, attrs []Attr) int {
+	p := 0
+	for i := range attrs {
+		at := &attrs[i]
+		p = putLen(b, p, len(at.Key))
+		p += copy(b[p:], at.Key)
+		b[p] = at.Val.kind
+		p++
+		switch at.Val.kind {
+		case 'i':
+			if u := uint64(at.Val.i)<<1 ^ uint64(at.Val.i>>63); u < 0x80 { // zig-zag, as binary.PutVarint
+				b[p] = byte(u)
+				p++
+			} else {
+				p += binary.PutUvarint(b[p:], u)
+			}
+		case 'b':
+			b[p] = byte(at.Val.i)
+			p++
+		default:
+			p = putLen(b, p, len(at.Val.s))
+			p += copy(b[p:], at.Val.s)
+		}
 	}
-	return n
+	return p
+}
+
+// putLen writes n as a uvarint at b[p] and returns the index after it.
+func putLen(b []byte, p, n int) int {
+	if n < 0x80 {
+		b[p] = byte(n)
+		return p + 1
+	}
+	return p + binary.PutUvarint(b[p:], uint64(n))
 }
 
 // at decodes the attribute that starts at a[i] and returns it with the

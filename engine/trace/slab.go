@@ -35,14 +35,15 @@ type Slab struct {
 // Attrs. Its capacity ends with it, so that nothing appended to one
 // event's attributes reaches another's.
 func (s *Slab) Attrs(attrs ...Attr) Attrs {
-	n := size(attrs)
+	n := bound(attrs)
 	if n > slabText/4 {
 		return Attrs(nil).Append(attrs...)
 	}
 	s.room(n)
 	i := len(s.text)
-	s.text = Attrs(s.text).Append(attrs...)
-	return Attrs(s.text[i:len(s.text):len(s.text)])
+	j := i + encode(s.text[i:i+n], attrs) // within the block's capacity: nothing there was handed out
+	s.text = s.text[:j]
+	return Attrs(s.text[i:j:j])
 }
 
 // room makes room for n more bytes in the text block.
