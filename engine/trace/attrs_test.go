@@ -1,0 +1,146 @@
+package trace
+
+import (
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/producerstate"
+)
+
+// attrCases has every kind of value, at the edges of their encodings.
+var attrCases = []Attr{
+	{"zero", Int(0)}, {"one", Int(1)}, {"minus", Int(-1)}, {"small", Int(63)}, {"edge", Int(64)},
+	{"neg_edge", Int(-65)}, {"max", Int(math.MaxInt64)}, {"min", Int(math.MinInt64)},
+	{"empty", Str("")}, {"text", Str("orders-0")}, {"long", Str(strings.Repeat("é", 200))},
+	{"yes", Bool(true)}, {"no", Bool(false)}, {"list", List([]int64{3, -4, 5})}, {"json", JSON(`[{"a":1}]`)},
+	{strings.Repeat("k", 300), Str("a key longer than one length byte")},
+}
+
+// Packed attributes read back as they were written, in order, by Get and
+// All, whether packed by Append, by With or in a slab.
+func TestAttrsRoundTrip(t *testing.T) {
+	var s Slab
+	e := New("k", "text")
+	for _, a := range attrCases {
+		e = e.With(a.Key, a.Val)
+	}
+	for name, got := range map[string]Attrs{
+		"Append": Attrs(nil).Append(attrCases...),
+		"With":   e.Attrs,
+		"Slab":   s.Attrs(attrCases...),
+	} {
+		if got.Len() != len(attrCases) {
+			t.Fatalf("%s: %d attributes, want %d", name, got.Len(), len(attrCases))
+		}
+		i := 0
+		for k, v := range got.All() {
+			if want := attrCases[i]; k != want.Key || v != want.Val {
+				t.Fatalf("%s: attribute %d is %q=%#v, want %q=%#v", name, i, k, v, want.Key, want.Val)
+			}
+			i++
+		}
+		for _, want := range attrCases {
+			if v, ok := got.Get(want.Key); !ok || v != want.Val {
+				t.Fatalf("%s: Get(%q) = %#v, %v; want %#v", name, want.Key, v, ok, want.Val)
+			}
+		}
+		if _, ok := got.Get("absent"); ok {
+			t.Fatalf("%s: Get found an absent key", name)
+		}
+	}
+	if !reflect.DeepEqual(Attrs(nil).Append(attrCases...), s.Attrs(attrCases...)) {
+		t.Fatal("the slab packs differently from Append")
+	}
+}
+
+// The slab's texts and attributes never change once handed out, when its
+// blocks fill up, when an event appends to its own attributes, or when
+// another event is packed after it.
+func TestSlabKeeps(t *testing.T) {
+	var s Slab
+	type kept struct {
+		text  string
+		attrs Attrs
+		want  string
+	}
+	var all []kept
+	for i := range 3 * slabText / 40 { // several blocks
+		word := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
+		a := s.Attrs(Attr{"w", Str(word)}, Attr{"i", Int(int64(i))})
+		e := Event{Text: s.Text([]byte(word)), Attrs: a}
+		e = e.With("extra", Str("appended after")) // must not write into the slab
+		all = append(all, kept{s.Text([]byte(word)), a, word})
+		if e.Str("w") != word || e.Str("extra") != "appended after" {
+			t.Fatalf("event %d reads %q, %q", i, e.Str("w"), e.Str("extra"))
+		}
+	}
+	for i, k := range all {
+		if v, _ := k.attrs.Get("w"); k.text != k.want || v.String() != k.want || k.attrs.Len() != 2 {
+			t.Fatalf("kept %d changed: text %q, attribute %q, %d attributes; want %q", i, k.text, v.String(), k.attrs.Len(), k.want)
+		}
+	}
+}
+
+// reflect.DeepEqual, which the time-travel tests use on events, compares
+// the attributes' content, not where they are kept.
+func TestEventsEqualByContent(t *testing.T) {
+	var s1, s2 Slab
+	d := producerstate.Decision{EntryLastSeq: 4}
+	mk := func(s *Slab, partition string) Event {
+		return Event{Kind: "produce.decision", Text: s.Text([]byte("broker 1 appends")), Decision: s.Decision(&d),
+			Attrs: s.Attrs(Attr{"broker", Int(1)}, Attr{"partition", Str(partition)}, Attr{"path", Str(s.Path(d.Path))})}
+	}
+	a := mk(&s1, s1.Partition("orders", 0))
+	b := mk(&s2, string([]byte("orders-0"))) // the same text, made elsewhere
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("events with the same content differ")
+	}
+	if c := mk(&s2, "orders-1"); reflect.DeepEqual(a, c) {
+		t.Fatal("events with different partitions are equal")
+	}
+	if a.Decision == b.Decision {
+		t.Fatal("two events share a decision")
+	}
+}
+
+// The slab's partition names and paths are msg.TP's and Path's texts.
+func TestSlabNames(t *testing.T) {
+	var s Slab
+	for _, p := range []int{0, 7, 3, 0, 4095, 4096, -1} {
+		for _, topic := range []string{"orders", "payments"} {
+			want := topic + "-" + Int(int64(p)).String()
+			if got := s.Partition(topic, p); got != want {
+				t.Fatalf("Partition(%q, %d) = %q", topic, p, got)
+			}
+		}
+	}
+	var d producerstate.Decision
+	if got, want := s.Path(d.Path), d.Path.String(); got != want {
+		t.Fatalf("Path = %q, want %q", got, want)
+	}
+}
+
+// FuzzAttrs: whatever the keys and values, packed attributes read back
+// the same, and their JSON is the JSON of the values.
+func FuzzAttrs(f *testing.F) {
+	f.Add("partition", "orders-0", int64(-5), true)
+	f.Add("", "", int64(math.MinInt64), false)
+	f.Fuzz(func(t *testing.T, key, s string, i int64, b bool) {
+		in := []Attr{{key, Str(s)}, {key + "i", Int(i)}, {key + "b", Bool(b)}}
+		var sl Slab
+		for _, a := range []Attrs{Attrs(nil).Append(in...), sl.Attrs(in...)} {
+			j := 0
+			for k, v := range a.All() {
+				if k != in[j].Key || v != in[j].Val || v.JSON() != in[j].Val.JSON() {
+					t.Fatalf("attribute %d: %q=%#v, want %q=%#v", j, k, v, in[j].Key, in[j].Val)
+				}
+				j++
+			}
+			if j != len(in) {
+				t.Fatalf("%d attributes, want %d", j, len(in))
+			}
+		}
+	})
+}
