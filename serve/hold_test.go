@@ -142,7 +142,7 @@ func TestHoldPastRequestTimeout(t *testing.T) {
 	s.Do(func(e Engine) {
 		w := e.World()
 		var appends, dups int
-		for _, ev := range w.Trace() {
+		for _, ev := range w.Trace().Events() {
 			if ev.Kind == "produce.decision" {
 				switch ev.Str("outcome") {
 				case "append":

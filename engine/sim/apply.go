@@ -29,7 +29,7 @@ func (w *World) Apply(c script.Command) ([]trace.Event, error) {
 		return append(j.started, evs...), nil
 	}
 	if err := w.applyNow(c); err != nil {
-		w.pending = nil
+		w.discardPending()
 		return nil, err
 	}
 	w.record(action{kind: actApply, cmd: w.remembered(c)})
@@ -165,8 +165,8 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		return j.continueReplay(maxSteps)
 	}
 	w := j.w
-	start := len(w.trace) // the steps' events follow each other in the trace
-	var out []trace.Event // unless the trace is not kept
+	start := w.trace.Len() // the steps' events follow each other in the trace
+	var out []trace.Event  // unless the trace is not kept
 	for n := 0; n < maxSteps && !j.done; n++ {
 		if j.left == 0 {
 			j.done = true
@@ -200,10 +200,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 	if w.dropTrace {
 		return out, j.done
 	}
-	if len(w.trace) == start {
-		return nil, j.done
-	}
-	return w.trace[start:len(w.trace):len(w.trace)], j.done
+	return w.trace.From(start), j.done
 }
 
 // collect gathers a job's events when the trace does not keep them.

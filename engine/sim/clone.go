@@ -21,7 +21,7 @@ func (w *World) Clone() *World {
 	c.actions, c.run = w.actions.Clone(), w.run
 	c.ckpts = w.ckpts[:len(w.ckpts):len(w.ckpts)]
 	c.nextCkpt, c.replaying = w.nextCkpt, w.replaying
-	c.trace = w.trace[:len(w.trace):len(w.trace)]
+	c.trace = w.trace.Fork()
 	c.decAt, c.decScanned = w.decAt, w.decScanned
 	c.pending = slices.Clone(w.pending)
 	return c

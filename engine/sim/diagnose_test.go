@@ -98,7 +98,7 @@ func TestDiagnosisIsJudgedByTheChecker(t *testing.T) {
 	if d := w.Diagnoses()[1]; d.Anomaly < 0 || w.Anomalies()[d.Anomaly].Name != "duplicate" || d.Partition != "orders-0" || d.Offset != 2 {
 		t.Fatalf("a right diagnosis names its anomaly: %+v", d)
 	}
-	tr := w.Trace()
+	tr := w.Trace().Events()
 	last := tr[len(tr)-1]
 	if last.Kind != "diagnosis" || last.Bool("right") || !strings.Contains(last.Text, "wrong — the checker has found no zombie write there") {
 		t.Fatalf("the last event: %s", last.Describe())

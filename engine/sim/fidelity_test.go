@@ -135,7 +135,7 @@ func TestTCPConnections(t *testing.T) {
 		src:  "producer p1\nsend p1 orders-0 1\nsend p1 orders-0 1\nrun\n",
 		check: func(t *testing.T, w *World) {
 			answered, second := -1, -1
-			for i, e := range w.Trace() {
+			for i, e := range w.Trace().Events() {
 				switch {
 				case e.Kind == "message.send" && e.Str("api") == "Produce" && e.Bool("response") && answered < 0:
 					answered = i

@@ -71,7 +71,7 @@ func TestGoldenTraces(t *testing.T) {
 
 func eventsOf(w *World, kind trace.Kind) []trace.Event {
 	var out []trace.Event
-	for _, e := range w.Trace() {
+	for _, e := range w.Trace().Events() {
 		if e.Kind == kind {
 			out = append(out, e)
 		}

@@ -36,7 +36,7 @@ run
 		}
 	}
 	var seqs []int64
-	for _, e := range w.Trace() {
+	for _, e := range w.Trace().Events() {
 		if e.Kind != "produce.decision" {
 			continue
 		}

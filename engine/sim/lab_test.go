@@ -81,7 +81,7 @@ func TestLabBrokerFaultsShowOnlyKafkasGap(t *testing.T) {
 			withDups++
 		}
 		for _, a := range r.Anomalies {
-			if why := outOfWindowPath(w.Trace(), a); why != "" {
+			if why := outOfWindowPath(w.Trace().Events(), a); why != "" {
 				t.Fatalf("seed %d: %s (%s) did not come by the out-of-window retry: %s", seed, a.Name, a.Text, why)
 			}
 		}

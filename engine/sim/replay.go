@@ -185,7 +185,7 @@ func (w *World) Rewind(step int) (*World, error) {
 			break
 		}
 	}
-	n := sort.Search(len(w.trace), func(i int) bool { return w.trace[i].Step > step })
+	n := sort.Search(w.trace.Len(), func(i int) bool { return w.trace.At(i).Step > step })
 	return w.restored(r, j, n), nil
 }
 
@@ -216,7 +216,7 @@ func (w *World) restored(r *World, j, events int) *World {
 	if j >= 0 {
 		r.nextCkpt = w.ckpts[j].next
 	}
-	r.trace = w.trace[:events:events] // shared; a later append copies
+	r.trace = w.trace.Prefix(events) // shared; the first event it adds copies the last chunk
 	return r
 }
 
@@ -240,13 +240,13 @@ func (m Moment) Events() int { return m.events }
 
 // Moment is the world's present moment.
 func (w *World) Moment() Moment {
-	return Moment{Steps: w.steps, actions: w.numActions(), events: len(w.trace)}
+	return Moment{Steps: w.steps, actions: w.numActions(), events: w.trace.Len()}
 }
 
 // RewindTo returns a new world that has replayed this world's history up
 // to moment m, which must be one of its moments (see Rewind).
 func (w *World) RewindTo(m Moment) (*World, error) {
-	if m.Steps > w.steps || m.actions > w.numActions() || m.events > len(w.trace) {
+	if m.Steps > w.steps || m.actions > w.numActions() || m.events > w.trace.Len() {
 		return nil, fmt.Errorf("no such moment (step %d): the world is at step %d", m.Steps, w.steps)
 	}
 	if m == w.Moment() {

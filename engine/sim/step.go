@@ -385,7 +385,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	w.settleTxnAcks(s)
 	if !handled {
 		if w.tracing() {
-			w.pending = w.pending[:len(w.pending)-1] // not read after all: discarded
+			w.discardLast() // not read after all: discarded
 			w.emit(trace.New("message.discard", fmt.Sprintf("%s discards %s #%d from %s: it no longer waits for that answer (the connection was closed or the process restarted)",
 				m.To, m.Body.Name(), m.ID, m.From)).
 				With("message", trace.Int(int64(m.ID))).With("to", trace.Str(m.To.String())))

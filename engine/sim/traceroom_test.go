@@ -6,12 +6,11 @@ import (
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
-// Pending events are written in the trace's spare room (emit). Events
-// handed out, with the trace kept or not, never change afterwards, and a
-// clone never sees the room's later writes.
+// Pending events are written where the trace will keep them (emit).
+// Events handed out, with the trace kept or not, never change afterwards,
+// and a clone never sees the trace's later writes.
 func TestTraceRoomNeverRewritten(t *testing.T) {
 	w := New(1)
-	w.trace = make([]trace.Event, 0, 64) // room to spare
 	w.emit(trace.New("a", "kept"))
 	kept := w.flush()
 	c := w.Clone()
@@ -26,10 +25,10 @@ func TestTraceRoomNeverRewritten(t *testing.T) {
 	if kept[0].Text != "kept" || out[0].Text != "handed out while the trace is not kept" {
 		t.Fatalf("events handed out changed: %q, %q", kept[0].Text, out[0].Text)
 	}
-	if got := w.Trace(); len(got) != 2 || got[0].Kind != "a" || got[1].Kind != "c" {
+	if got := w.Trace().Events(); len(got) != 2 || got[0].Kind != "a" || got[1].Kind != "c" {
 		t.Fatalf("the trace is %v", got)
 	}
-	if got := c.Trace(); len(got) != 2 || got[0].Kind != "a" || got[1].Kind != "d" {
+	if got := c.Trace().Events(); len(got) != 2 || got[0].Kind != "a" || got[1].Kind != "d" {
 		t.Fatalf("the clone's trace is %v", got)
 	}
 }

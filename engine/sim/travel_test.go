@@ -60,7 +60,7 @@ func dense(w *World, every int) *World {
 
 func traceText(w *World, from int) string {
 	var b []byte
-	for _, e := range w.Trace()[from:] {
+	for _, e := range w.Trace().Events()[from:] {
 		b = append(b, e.Describe()...)
 		b = append(b, '\n')
 		b = e.AppendJSON(b)
@@ -71,7 +71,7 @@ func traceText(w *World, from int) string {
 
 // sameTrace reports whether two worlds have the same events from from on.
 func sameTrace(a, b *World, from int) bool {
-	ta, tb := a.Trace(), b.Trace()
+	ta, tb := a.Trace().Events(), b.Trace().Events()
 	if len(ta) != len(tb) {
 		return false
 	}
@@ -147,8 +147,8 @@ func timeTravelSession(t *testing.T, seed uint64) {
 		if got := r.Snapshot().StateJSON(); !bytes.Equal(got, l.byStep[p.k]) {
 			fail("rewind to step %d differs from the live state\n got %s\nwant %s", p.k, got, l.byStep[p.k])
 		}
-		if n := len(r.Trace()); n > 0 && r.Trace()[n-1].Step > p.k {
-			fail("the trace rewound to %d reaches step %d", p.k, r.Trace()[n-1].Step)
+		if n := len(r.Trace().Events()); n > 0 && r.Trace().Events()[n-1].Step > p.k {
+			fail("the trace rewound to %d reaches step %d", p.k, r.Trace().Events()[n-1].Step)
 		}
 		r2, _ := r.Rewind(p.k2)
 		if got := r2.Snapshot().StateJSON(); !bytes.Equal(got, l.byStep[p.k2]) {

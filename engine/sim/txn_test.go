@@ -10,7 +10,7 @@ import (
 func scriptEvents(t *testing.T, path string) []trace.Event {
 	t.Helper()
 	_, w := transcript(t, path, 1)
-	return w.Trace()
+	return w.Trace().Events()
 }
 
 func kinds(evs []trace.Event, kind trace.Kind) []trace.Event {

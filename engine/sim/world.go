@@ -117,9 +117,9 @@ type World struct {
 	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for
 	nextFault   int
 	fenceAt     map[int]int64
-	pending     []trace.Event
-	slab        trace.Slab // room for events' attributes and texts; never shared with a clone
-	trace       []trace.Event
+	pending     []trace.Event     // emitted and not flushed yet, when the trace is not kept
+	slab        trace.Slab        // room for events' attributes and texts; never shared with a clone
+	trace       trace.Log         // the events kept, and those emitted and not flushed yet
 	actions     hist.List[action] // the history, but for the open run of steps
 	run         action            // the open run of steps (run.at > 0), the history's last entry
 	ckpts       []checkpoint      // shared with rewound worlds: appended to, never changed in place
@@ -220,8 +220,9 @@ func (w *World) Now() int64 { return w.now }
 // Steps is the number of steps performed so far.
 func (w *World) Steps() int { return w.steps }
 
-// Trace returns every event so far. The slice is shared: do not modify it.
-func (w *World) Trace() []trace.Event { return w.trace }
+// Trace returns every event so far, as a view that never changes (the
+// events are shared: do not modify them).
+func (w *World) Trace() trace.Log { return w.trace.View() }
 
 // Cluster returns the cluster's shape.
 func (w *World) Cluster() ClusterConfig { return w.cluster }
@@ -240,18 +241,43 @@ func (w *World) SetTracing(on bool) { w.quiet = !on }
 // (play's transcript) need not keep them: Apply and Step return them as
 // usual, Trace stays empty, and a world rewound from this one starts
 // without them.
-func (w *World) KeepTrace(on bool) { w.dropTrace = !on }
+func (w *World) KeepTrace(on bool) {
+	// The events emitted and not flushed yet move with the switch.
+	switch {
+	case on && w.dropTrace:
+		for _, e := range w.pending {
+			w.trace.Add(e)
+		}
+		w.pending = nil
+	case !on && !w.dropTrace:
+		w.pending = append(w.pending, w.trace.TakePending()...) // copies: the trace's room is written again
+	}
+	w.dropTrace = !on
+}
 
 func (w *World) emit(e trace.Event) {
 	e.Step, e.TimeMs = w.steps, w.now
-	if w.pending == nil && !w.dropTrace {
-		// Write the pending events where the trace will hold them, in its
-		// spare capacity, so that flush only has to lengthen it. Nobody
-		// else sees that room: every slice of the trace handed out or
-		// shared with a clone is capped at its length.
-		w.pending = w.trace[len(w.trace):len(w.trace)]
+	if w.dropTrace {
+		w.pending = append(w.pending, e)
+		return
 	}
-	w.pending = append(w.pending, e)
+	// Written where the trace will hold it, pending until flush.
+	w.trace.Add(e)
+}
+
+// discardLast discards the last event emitted and not flushed yet.
+func (w *World) discardLast() {
+	if n := len(w.pending); n > 0 {
+		w.pending = w.pending[:n-1]
+		return
+	}
+	w.trace.Drop(1)
+}
+
+// discardPending discards the events emitted and not flushed yet.
+func (w *World) discardPending() {
+	w.pending = nil
+	w.trace.Drop(w.trace.Pending())
 }
 
 // lastDecisionEvent is the last produce.decision, or nil.
@@ -260,66 +286,45 @@ func (w *World) lastDecisionEvent() *trace.Event {
 		return w.lastDecEvt
 	}
 	if i := w.lastDecision(); i >= 0 {
-		return &w.trace[i]
+		return w.trace.At(i)
 	}
 	return nil
 }
 
 // lastDecision is the index of the last produce.decision in the trace, or -1.
 func (w *World) lastDecision() int {
-	if w.decScanned == 0 && len(w.trace) > 0 {
-		for i := len(w.trace) - 1; i >= 0; i-- {
-			if w.trace[i].Kind == "produce.decision" {
+	n := w.trace.Len()
+	if w.decScanned == 0 && n > 0 {
+		for i, e := range w.trace.Backward() {
+			if e.Kind == "produce.decision" {
 				w.decAt = i + 1
 				break
 			}
 		}
 	} else {
-		for i := w.decScanned; i < len(w.trace); i++ {
-			if w.trace[i].Kind == "produce.decision" {
+		for i := w.decScanned; i < n; i++ {
+			if w.trace.At(i).Kind == "produce.decision" {
 				w.decAt = i + 1
 			}
 		}
 	}
-	w.decScanned = len(w.trace)
+	w.decScanned = n
 	return w.decAt - 1
 }
 
 // flush moves the pending events to the trace and returns them.
 func (w *World) flush() []trace.Event {
-	if len(w.pending) == 0 {
-		return nil
+	if !w.dropTrace {
+		return w.trace.Commit() // shared with the trace, which never changes what it holds
 	}
-	start, k := len(w.trace), len(w.pending)
-	inRoom := k <= cap(w.trace)-start && &w.trace[:start+1][start] == &w.pending[0]
-	if w.dropTrace {
-		evs := w.pending
-		if inRoom {
-			// Begun in the trace's spare room before KeepTrace(false): the
-			// trace may write there again, so the caller gets its own copy.
-			evs = slices.Clone(evs)
+	evs := w.pending
+	w.pending = nil // handed out
+	for i := range evs {
+		if evs[i].Kind == "produce.decision" {
+			w.lastDecEvt = &evs[i]
 		}
-		w.pending = nil // handed out
-		for i := range evs {
-			if evs[i].Kind == "produce.decision" {
-				w.lastDecEvt = &evs[i]
-			}
-		}
-		return evs
 	}
-	if inRoom {
-		w.trace = w.trace[:start+k] // written in place (see emit)
-	} else {
-		if n := start + k; n > cap(w.trace) {
-			// Double it: append grows a large slice by a quarter, which would
-			// copy a long trace (and its pointers, under the collector's write
-			// barrier) every few hundred steps.
-			w.trace = slices.Grow(w.trace, max(n, 2*start)-start)
-		}
-		w.trace = append(w.trace, w.pending...)
-	}
-	w.pending = nil
-	return w.trace[start:len(w.trace):len(w.trace)] // shared with the trace, which never changes what it holds
+	return evs
 }
 
 func (w *World) meta(tp msg.TP) *partMeta {

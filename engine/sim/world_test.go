@@ -25,9 +25,9 @@ func TestDeterminism(t *testing.T) {
 			t.Fatalf("%s: two runs differ", path)
 		}
 		var ja, jb []byte
-		for i := range wa.Trace() {
-			ja = wa.Trace()[i].AppendJSON(ja)
-			jb = wb.Trace()[i].AppendJSON(jb)
+		for i := range wa.Trace().Events() {
+			ja = wa.Trace().Events()[i].AppendJSON(ja)
+			jb = wb.Trace().Events()[i].AppendJSON(jb)
 		}
 		if !bytes.Equal(ja, jb) || !bytes.Equal(wa.Snapshot().StateJSON(), wb.Snapshot().StateJSON()) {
 			t.Fatalf("%s: JSON differs", path)
@@ -67,8 +67,8 @@ func TestRewindEqualsLive(t *testing.T) {
 				if got := r.Snapshot().StateJSON(); !bytes.Equal(got, want) {
 					t.Fatalf("rewind to step %d differs from the live state\n got %s\nwant %s", k, got, want)
 				}
-				if n := len(r.Trace()); n > 0 && r.Trace()[n-1].Step > k {
-					t.Fatalf("rewound trace reaches step %d", r.Trace()[n-1].Step)
+				if n := len(r.Trace().Events()); n > 0 && r.Trace().Events()[n-1].Step > k {
+					t.Fatalf("rewound trace reaches step %d", r.Trace().Events()[n-1].Step)
 				}
 			}
 		})
@@ -115,7 +115,7 @@ func TestTracingDoesNotChangeBehaviour(t *testing.T) {
 		for _, c := range cmds {
 			quiet.Apply(c)
 		}
-		if len(quiet.Trace()) != 0 {
+		if len(quiet.Trace().Events()) != 0 {
 			t.Fatalf("%s: events built with tracing off", path)
 		}
 		if a, b := traced.Snapshot().StateJSON(), quiet.Snapshot().StateJSON(); !bytes.Equal(a, b) {
@@ -297,7 +297,7 @@ func TestKeepTraceOff(t *testing.T) {
 			}
 		}
 		sa, sb := kept.Snapshot(), dropped.Snapshot()
-		if a.String() != b.String() || !bytes.Equal(sa.StateJSON(), sb.StateJSON()) || len(dropped.Trace()) != 0 {
+		if a.String() != b.String() || !bytes.Equal(sa.StateJSON(), sb.StateJSON()) || len(dropped.Trace().Events()) != 0 {
 			t.Fatalf("%s: not keeping the trace changed the run", path)
 		}
 		if (sa.LastDecision == nil) != (sb.LastDecision == nil) || sa.LastDecision != nil && sa.LastDecision.Describe() != sb.LastDecision.Describe() {

@@ -199,12 +199,12 @@ func checkPath(path []string) error {
 // index in the trace where the current step began.
 type View struct {
 	state     map[string]any
-	trace     []trace.Event
+	trace     trace.Log
 	stepStart int
 }
 
 // NewView builds a view of a snapshot.
-func NewView(s *sim.Snapshot, tr []trace.Event, stepStart int) *View {
+func NewView(s *sim.Snapshot, tr trace.Log, stepStart int) *View {
 	var state map[string]any
 	if err := json.Unmarshal(s.StateJSON(), &state); err != nil {
 		panic("state JSON does not decode: " + err.Error())
@@ -213,7 +213,7 @@ func NewView(s *sim.Snapshot, tr []trace.Event, stepStart int) *View {
 	if rm, ok := state["replay"].(map[string]any); ok {
 		derive(rm)
 	}
-	return &View{state: state, trace: tr, stepStart: min(stepStart, len(tr))}
+	return &View{state: state, trace: tr, stepStart: min(stepStart, tr.Len())}
 }
 
 // derive adds the convenience fields: a partition's records, values and
@@ -255,15 +255,14 @@ func (v *View) Resolve(path []string) (any, error) {
 	case "events":
 		kind := strings.Join(path[1:], ".")
 		n := 0
-		for _, e := range v.trace[v.stepStart:] {
-			if string(e.Kind) == kind {
+		for i := v.stepStart; i < v.trace.Len(); i++ {
+			if string(v.trace.At(i).Kind) == kind {
 				n++
 			}
 		}
 		return float64(n), nil
 	case "decision":
-		for i := len(v.trace) - 1; i >= 0; i-- {
-			e := &v.trace[i]
+		for _, e := range v.trace.Backward() {
 			if e.Kind != "produce.decision" {
 				continue
 			}

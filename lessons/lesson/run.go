@@ -138,7 +138,7 @@ func (p *Player) View(from int) *View {
 func (p *Player) PlayStep(i int) StepReport {
 	st := &p.L.Steps[i]
 	r := StepReport{Index: i, Step: st}
-	from := len(p.W.Trace())
+	from := p.W.Trace().Len()
 	r.Commands = p.apply(st.Commands)
 	// A view decodes the whole state, so the step builds one at most, and
 	// only if something reads it: a long lesson of narrated steps would

@@ -121,7 +121,7 @@ func TestCommandBarErrorsInline(t *testing.T) {
 	if !strings.Contains(view, "\n ^") {
 		t.Fatalf("a caret should point at column 1:\n%s", view)
 	}
-	if len(m.Session().Trace()) != 0 {
+	if len(m.Session().Trace().Events()) != 0 {
 		t.Fatal("nothing should be applied")
 	}
 	m, _ = send(t, m, keyEsc)

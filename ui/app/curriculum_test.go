@@ -161,7 +161,7 @@ func TestHintsRevealInOrder(t *testing.T) {
 // S loads the solution into the command bar without running anything.
 func TestShowSolutionLoadsTheCommandBar(t *testing.T) {
 	m := toChallenge(t, scoredOptions(t, nil))
-	step, events, log := m.Session().Step(), len(m.Session().Trace()), len(m.Session().Log())
+	step, events, log := m.Session().Step(), len(m.Session().Trace().Events()), len(m.Session().Log())
 	m, _ = send(t, m, keyRunes("S"))
 	if !m.cmdbar.Active() || m.cmdbar.Value() != "producer p3" {
 		t.Fatalf("the first solution line is on the bar: active %v, %q", m.cmdbar.Active(), m.cmdbar.Value())
@@ -169,7 +169,7 @@ func TestShowSolutionLoadsTheCommandBar(t *testing.T) {
 	if q := m.cmdbar.Queued(); len(q) != 2 || q[0] != "send p3 orders-2 1" || q[1] != "run" {
 		t.Fatalf("the rest is queued: %q", q)
 	}
-	if m.Session().Step() != step || len(m.Session().Trace()) != events || len(m.Session().Log()) != log {
+	if m.Session().Step() != step || len(m.Session().Trace().Events()) != events || len(m.Session().Log()) != log {
 		t.Fatal("showing the solution ran something")
 	}
 	view := ansi.Strip(m.View())

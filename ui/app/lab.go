@@ -394,8 +394,10 @@ func (m *Model) autoFocus() (string, string) {
 	part, prod := m.focusPartition, m.focusProducer
 	if part == "" || prod == "" {
 		tr := m.sess.Trace()
-		for i := len(tr) - 1; i >= 0 && (part == "" || prod == ""); i-- {
-			e := &tr[i]
+		for _, e := range tr.Backward() {
+			if part != "" && prod != "" {
+				break
+			}
 			if e.Kind != "produce.decision" && e.Kind != "producer.enqueue" {
 				continue
 			}

@@ -211,7 +211,7 @@ func TestServedSandboxBytesAndFaultKeys(t *testing.T) {
 	// Go to the step where the request reached the leader: the panel
 	// shows the batch as sent, the client's own bytes.
 	step := -1
-	for _, e := range sess.Trace() {
+	for _, e := range sess.Trace().Events() {
 		if e.Kind == "message.send" && e.Str("api") == "Produce" && !e.Bool("response") && e.Str("from") == "tui-writer" {
 			step = e.Step
 		}
@@ -249,7 +249,7 @@ func TestServedSandboxBytesAndFaultKeys(t *testing.T) {
 		t.Errorf("the retried record was acknowledged at offset %d, want the original 1", r.Offset)
 	}
 	dups := 0
-	for _, e := range sess.Trace() {
+	for _, e := range sess.Trace().Events() {
 		if e.Kind == "produce.decision" && e.Str("outcome") == "duplicate" && e.Str("producer") == "tui-writer" {
 			dups++
 		}

@@ -66,8 +66,8 @@ func (m *Model) skipBack(u session.Unit) {
 	case session.StopDecision:
 		tr := m.sess.Trace()
 		note := fmt.Sprintf("back at step %d", m.sess.Step())
-		for i := len(tr) - 1; i >= 0; i-- {
-			if e := &tr[i]; story.Decision(e) {
+		for _, e := range tr.Backward() {
+			if story.Decision(e) {
 				note = fmt.Sprintf("back at the decision of step %d: %s", e.Step, e.Text)
 				break
 			}

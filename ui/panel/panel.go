@@ -27,7 +27,7 @@ const (
 // Data is one frame of the engine for the panels.
 type Data struct {
 	Snap      *sim.Snapshot
-	Trace     []trace.Event // every event up to the shown step (shared)
+	Trace     trace.Log     // every event up to the shown step (shared)
 	Future    []trace.Event // the timeline's events after it, while travelling back
 	Partition string        // partition in focus, e.g. "orders-0"
 	Producer  string        // producer (client name) in focus, "" if none

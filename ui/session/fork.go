@@ -72,10 +72,10 @@ func (s *Session) RestartStep() bool {
 func (s *Session) Landmarks() []story.Landmark {
 	c := &s.marksCache
 	tr := s.timeline.Trace()
-	if c.timeline != s.timeline || c.left != s.left || c.events > len(tr) || c.marks > len(s.marks) {
+	if c.timeline != s.timeline || c.left != s.left || c.events > tr.Len() || c.marks > len(s.marks) {
 		*c = landmarkCache{timeline: s.timeline}
 	}
-	if c.events == len(tr) && c.marks == len(s.marks) && c.out != nil {
+	if c.events == tr.Len() && c.marks == len(s.marks) && c.out != nil {
 		return c.out
 	}
 	// Lesson steps come from the marks, the rest from the trace. What is
@@ -91,14 +91,16 @@ func (s *Session) Landmarks() []story.Landmark {
 			fresh = append(fresh, story.Landmark{Step: s.marks[j].m.Steps, Kind: story.MarkStep, Index: st})
 		}
 	}
-	for i := c.events; i < len(tr); i++ {
-		if k, ok := story.KindOf(&tr[i]); ok {
-			fresh = append(fresh, story.Landmark{Step: tr[i].Step, Kind: k, Index: i})
+	for i := c.events; i < tr.Len(); i++ {
+		if e := tr.At(i); true {
+			if k, ok := story.KindOf(e); ok {
+				fresh = append(fresh, story.Landmark{Step: e.Step, Kind: k, Index: i})
+			}
 		}
 	}
 	sort.SliceStable(fresh, func(a, b int) bool { return fresh[a].Step < fresh[b].Step })
 	out := append(c.base[:len(c.base):len(c.base)], fresh...)
-	c.base, c.events, c.marks = out, len(tr), len(s.marks)
+	c.base, c.events, c.marks = out, tr.Len(), len(s.marks)
 	c.left, c.out = s.left, out
 	if at, _, ok := s.Fork(); ok {
 		i := sort.Search(len(out), func(i int) bool { return out[i].Step > at })

@@ -83,14 +83,14 @@ func (s *Session) Lesson() *lesson.Lesson { return s.lesson }
 func (s *Session) Snapshot() *sim.Snapshot { return s.snap }
 
 // Trace is every event up to the shown step (shared: do not modify).
-func (s *Session) Trace() []trace.Event { return s.world.Trace() }
+func (s *Session) Trace() trace.Log { return s.world.Trace() }
 
 // Future is the timeline's events after the shown step, while travelling.
 func (s *Session) Future() []trace.Event {
 	if s.world == s.timeline {
 		return nil
 	}
-	return s.timeline.Trace()[len(s.world.Trace()):]
+	return s.timeline.Trace().From(s.world.Trace().Len())
 }
 
 // Step is the shown world's step count.
@@ -183,7 +183,7 @@ func (s *Session) applySegment() Result {
 	seg := s.segs[s.cur.Seg]
 	start := s.cur.StepStart
 	if s.cur.Seg == 0 || s.segs[s.cur.Seg-1].step != seg.step {
-		start = len(s.world.Trace())
+		start = s.world.Trace().Len()
 	}
 	r := Result{Kind: Applied}
 	for _, c := range seg.cmds {
@@ -217,11 +217,11 @@ func (s *Session) moved() {
 // eventsAt returns the shown trace's events of step k.
 func (s *Session) eventsAt(k int) []trace.Event {
 	tr := s.world.Trace()
-	i := len(tr)
-	for i > 0 && tr[i-1].Step == k {
+	i := tr.Len()
+	for i > 0 && tr.At(i-1).Step == k {
 		i--
 	}
-	return tr[i:]
+	return tr.From(i)
 }
 
 // Back goes back one position: to the one before it at the same step (a

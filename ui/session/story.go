@@ -91,7 +91,7 @@ func (s *Session) events(p vpos) int {
 		return s.marks[p.j].m.Events()
 	}
 	tr := s.timeline.Trace()
-	return sort.Search(len(tr), func(i int) bool { return tr[i].Step > p.k })
+	return sort.Search(tr.Len(), func(i int) bool { return tr.At(i).Step > p.k })
 }
 
 // cursorOf is the lesson cursor at p, whether anything was due there,
@@ -189,14 +189,14 @@ func (s *Session) copy() *Session {
 
 func (s *Session) skip(r skipRule) Skip {
 	var sk Skip
-	from := len(s.world.Trace())
+	from := s.world.Trace().Len()
 	start := s.stepOf(s.cur)
 	last := from // trace length before the last move
 	done := func() Skip {
 		s.skipping = false
 		s.refresh()
 		tr := s.world.Trace()
-		sk.Events = tr[min(from, len(tr)):]
+		sk.Events = tr.From(min(from, tr.Len()))
 		sk.Last = max(min(last-from, len(sk.Events)), 0)
 		if sk.Stop == StopDecision {
 			if i := story.LastDecision(sk.Events); i >= 0 {
@@ -254,7 +254,7 @@ func (s *Session) skip(r skipRule) Skip {
 			sk.Moves++
 			crossed = crossed || s.stepOf(qc) != s.stepOf(pc)
 			last = s.events(p)
-			evs := s.timeline.Trace()[last:s.events(q)]
+			evs := s.timeline.Trace().Slice(last, s.events(q))
 			p, pc = q, qc
 			if stop := arrived(qc, due, between, evs); stop != 0 {
 				sk.Stop = stop
@@ -277,7 +277,7 @@ func (s *Session) skip(r skipRule) Skip {
 				return done()
 			}
 		}
-		before, was := len(s.world.Trace()), s.stepOf(s.cur)
+		before, was := s.world.Trace().Len(), s.stepOf(s.cur)
 		last = before
 		res := s.Forward()
 		crossed = crossed || s.stepOf(s.cur) != was
@@ -294,7 +294,7 @@ func (s *Session) skip(r skipRule) Skip {
 			sk.Stop = StopStepEnd
 			return done()
 		}
-		if stop := arrived(s.cur, s.world.Due(), false, s.world.Trace()[before:]); stop != 0 {
+		if stop := arrived(s.cur, s.world.Due(), false, s.world.Trace().From(before)); stop != 0 {
 			sk.Stop = stop
 			return done()
 		}
@@ -394,12 +394,12 @@ func (s *Session) prevDecision() (vpos, bool) {
 	case s.at > 0:
 		n = s.events(vpos{-1, s.at - 1})
 	}
-	e := story.LastDecision(tr[:n])
+	e := story.LastDecisionIn(tr, n)
 	if e < 0 {
 		return vpos{}, false
 	}
 	// The first position at the decision's step whose events include it.
-	k := tr[e].Step
+	k := tr.At(e).Step
 	for p := s.firstAt(k); p.j >= 0 && s.marks[p.j].m.Steps == k; p.j++ {
 		if s.marks[p.j].m.Events() > e {
 			return p, true

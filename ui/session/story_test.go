@@ -204,7 +204,7 @@ func TestPreviousDecision(t *testing.T) {
 			if press > 5000 {
 				t.Fatalf("chapter %d: ( never reached the origin", n)
 			}
-			beforeEvents, beforeStep := len(s.Trace()), s.Position().Step
+			beforeEvents, beforeStep := len(s.Trace().Events()), s.Position().Step
 			stop := s.SkipBack(ByDecision)
 			if stop == StopOrigin {
 				if !s.AtOrigin() {
@@ -212,11 +212,11 @@ func TestPreviousDecision(t *testing.T) {
 				}
 				break
 			}
-			if len(s.Trace()) >= beforeEvents && s.Position().Step == beforeStep {
-				t.Fatalf("chapter %d press %d: ( did not go back (%d events, then %d)", n, press, beforeEvents, len(s.Trace()))
+			if len(s.Trace().Events()) >= beforeEvents && s.Position().Step == beforeStep {
+				t.Fatalf("chapter %d press %d: ( did not go back (%d events, then %d)", n, press, beforeEvents, len(s.Trace().Events()))
 			}
 			if stop == StopDecision {
-				tr := s.Trace()
+				tr := s.Trace().Events()
 				last := story.LastDecision(tr)
 				if last < 0 {
 					t.Fatalf("chapter %d press %d: at a decision with none shown", n, press)
@@ -224,7 +224,7 @@ func TestPreviousDecision(t *testing.T) {
 				// The first position that shows it: one ← earlier it is not shown.
 				probe := s.copy()
 				probe.Back()
-				if story.LastDecision(probe.Trace()) == last {
+				if story.LastDecision(probe.Trace().Events()) == last {
 					t.Fatalf("chapter %d press %d: ( stopped after the first position showing %q", n, press, tr[last].Text)
 				}
 			}

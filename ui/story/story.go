@@ -61,6 +61,17 @@ func LastDecision(evs []trace.Event) int {
 	return -1
 }
 
+// LastDecisionIn is the index of the last decision of the first n events
+// of tr, or -1.
+func LastDecisionIn(tr trace.Log, n int) int {
+	for i := n - 1; i >= 0; i-- {
+		if Decision(tr.At(i)) {
+			return i
+		}
+	}
+	return -1
+}
+
 // LandmarkKind is what a landmark of the scrub bar marks, in rising
 // importance: where two share a column of the bar, the greater is drawn.
 type LandmarkKind uint8

@@ -26,8 +26,7 @@ func Select(d *panel.Data) Choice {
 	if pv == nil {
 		return Choice{}
 	}
-	for i := len(d.Trace) - 1; i >= 0; i-- {
-		e := &d.Trace[i]
+	for _, e := range d.Trace.Backward() {
 		switch e.Kind {
 		case "produce.decision":
 			if e.Str("partition") != pv.Name {

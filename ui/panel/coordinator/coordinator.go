@@ -164,7 +164,7 @@ func focusRank(t txnFacts) int {
 // partitions says, for each partition of the transaction, where its
 // marker stands. In a Complete state the coordinator has forgotten the
 // partitions; the trace still has the markers the last decision wrote.
-func partitions(v *sim.TxnView, coordDown bool, tr []trace.Event) ([]partFacts, bool) {
+func partitions(v *sim.TxnView, coordDown bool, tr trace.Log) ([]partFacts, bool) {
 	typ := ""
 	switch v.State {
 	case "PrepareCommit", "CompleteCommit":
@@ -217,10 +217,9 @@ func partitions(v *sim.TxnView, coordDown bool, tr []trace.Event) ([]partFacts, 
 // markersSinceDecision finds, in the trace, the markers written for the
 // transaction's producer id since its coordinator last logged a decision
 // (PrepareCommit or PrepareAbort): partition → the marker's offset.
-func markersSinceDecision(v *sim.TxnView, tr []trace.Event) map[string]int64 {
+func markersSinceDecision(v *sim.TxnView, tr trace.Log) map[string]int64 {
 	out := map[string]int64{}
-	for i := len(tr) - 1; i >= 0; i-- {
-		e := &tr[i]
+	for _, e := range tr.Backward() {
 		switch e.Kind {
 		case "txn.marker":
 			if e.Int("producer_id") == v.ProducerID {

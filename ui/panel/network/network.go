@@ -141,10 +141,12 @@ func (m *Model) lane(mv sim.MessageView) []string {
 // vanished lists the messages lost in the step just shown.
 func (m *Model) vanished() []*trace.Event {
 	var out []*trace.Event
-	tr := m.d.Trace
-	for i := len(tr) - 1; i >= 0 && tr[i].Step == m.d.Snap.Step; i-- {
-		if tr[i].Kind == "message.lost" {
-			out = append(out, &tr[i])
+	for _, e := range m.d.Trace.Backward() {
+		if e.Step != m.d.Snap.Step {
+			break
+		}
+		if e.Kind == "message.lost" {
+			out = append(out, e)
 		}
 	}
 	return out

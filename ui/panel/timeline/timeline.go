@@ -69,8 +69,11 @@ func (m *Model) SetData(d panel.Data) {
 	if d.Snap == nil {
 		return
 	}
-	m.events = append(d.Trace[:len(d.Trace):len(d.Trace)], d.Future...)
-	m.past, m.step = len(d.Trace), d.Snap.Step
+	m.events = d.Trace.Events() // one chunk's events are shared, more are copied
+	if len(d.Future) > 0 {
+		m.events = append(d.Trace.AppendTo(make([]trace.Event, 0, d.Trace.Len()+len(d.Future))), d.Future...)
+	}
+	m.past, m.step = d.Trace.Len(), d.Snap.Step
 	m.landmarks, m.steps, m.unfold = d.Landmarks, max(d.Steps, d.Snap.Step), d.Replication
 	m.rows = fold(m.events, m.unfold)
 	if d.Motion != panel.Same || m.sel >= len(m.rows) {

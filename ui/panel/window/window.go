@@ -130,8 +130,7 @@ type folding struct{ others, unasked, head bool }
 // decision is the latest produce decision on the partition, if it carries
 // the checks it made.
 func (m *Model) decision(tp string) *trace.Event {
-	for i := len(m.d.Trace) - 1; i >= 0; i-- {
-		e := &m.d.Trace[i]
+	for _, e := range m.d.Trace.Backward() {
 		if e.Kind == "produce.decision" && e.Str("partition") == tp && e.Decision != nil {
 			return e
 		}

@@ -39,7 +39,7 @@ func (m *Model) SetSize(w, h int) {
 
 // SetData shows a frame of the engine.
 func (m *Model) SetData(d panel.Data, behind bool) {
-	m.empty = d.Snap == nil || (len(d.Trace) == 0 && len(d.Snap.Producers) == 0)
+	m.empty = d.Snap == nil || (d.Trace.Len() == 0 && len(d.Snap.Producers) == 0)
 	m.behind = behind
 	m.bench.SetData(d)
 }
