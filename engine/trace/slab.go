@@ -15,15 +15,15 @@ const (
 
 // Slab is where the hottest events (those of the produce path) take their
 // room, so that a traced step allocates once every few hundred events
-// instead of several times an event: their packed attributes, their
-// texts and their decisions are cut from shared blocks, and partition names are
-// made once. Everything handed out is never written again, and nothing
-// handed out is shared between two events. The blocks of texts and
-// decisions hold no pointers, so the collector does not scan them.
-// (Attributes and texts share the text blocks.)
+// instead of several times an event: their packed attributes, their texts
+// and their decisions are cut from shared blocks, and partition names and
+// decision paths are made once. Nothing handed out is ever written again,
+// or shared between two events. The blocks hold no pointers, so the
+// collector does not scan them.
 //
-// A Slab belongs to one world: a copy of the world gets a new one (what
-// the old one handed out stays valid, since it is never changed).
+// A Slab belongs to one world: a copy of the world starts with a new one
+// (two worlds cutting room from one block would write over each other's
+// bytes); what the old one handed out stays valid.
 type Slab struct {
 	text  []byte
 	decs  []producerstate.Decision
