@@ -192,7 +192,7 @@ func TestMessageMaxBytes(t *testing.T) {
 		t.Fatalf("a 2 MiB batch: %v, want MESSAGE_TOO_LARGE", err)
 	}
 	s.Do(func(e Engine) {
-		for _, ev := range e.World().Trace() {
+		for _, ev := range e.World().Trace().All() {
 			if ev.Kind == "kafka.refuse" && ev.Str("client") == "big" && ev.Str("error") == "MESSAGE_TOO_LARGE" && ev.Str("partition") != "" {
 				return
 			}
