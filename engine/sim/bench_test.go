@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -108,6 +110,45 @@ func BenchmarkProducePath(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTracedAlternating measures traced/untraced as
+// BenchmarkProducePath's eoslab-traced does, in a way less at the mercy of
+// a busy machine: two worlds, one traced, take turns, a segment of 2 000
+// produces each per iteration, so that the two halves of every pair meet
+// nearly the same load. It reports the median and the quartiles of the
+// pairs' ratios. (The trace grows over the whole run, as in eoslab-traced.)
+func BenchmarkTracedAlternating(b *testing.B) {
+	const seg = 2000
+	mk := func(traced bool) *World {
+		w := New(1)
+		w.Apply(&script.Cluster{Brokers: 1, RF: 1, MinInsync: 1})
+		w.SetTracing(traced)
+		w.Apply(&script.Producer{Name: "p1"})
+		w.Run()
+		return w
+	}
+	send := &script.Send{Producer: "p1", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1}
+	run := func(w *World) time.Duration {
+		start := time.Now()
+		for range seg {
+			w.Apply(send)
+			w.Run()
+		}
+		return time.Since(start)
+	}
+	untraced, traced := mk(false), mk(true)
+	var ratios []float64
+	for b.Loop() {
+		u := run(untraced)
+		ratios = append(ratios, float64(run(traced))/float64(u))
+	}
+	slices.Sort(ratios)
+	q := func(f float64) float64 { return ratios[int(f*float64(len(ratios)-1))] }
+	b.ReportMetric(q(0.5), "traced/untraced")
+	b.ReportMetric(q(0.25), "p25")
+	b.ReportMetric(q(0.75), "p75")
+	b.ReportMetric(0, "ns/op") // a pair of segments: not a figure of its own
 }
 
 // perOp is a finished benchmark's time per iteration, in ns.
