@@ -43,7 +43,8 @@ type Model struct {
 	keys keymap.KeyMap
 	w, h int
 
-	events    []trace.Event // past then future (shared slices, read only)
+	trace     trace.Log     // the events so far (shared, read only)
+	future    []trace.Event // then those after the moment shown (shared, read only)
 	past      int           // how many of events are up to the shown step
 	step      int           // the shown step
 	rows      []row
@@ -69,13 +70,11 @@ func (m *Model) SetData(d panel.Data) {
 	if d.Snap == nil {
 		return
 	}
-	m.events = d.Trace.Events() // one chunk's events are shared, more are copied
-	if len(d.Future) > 0 {
-		m.events = append(d.Trace.AppendTo(make([]trace.Event, 0, d.Trace.Len()+len(d.Future))), d.Future...)
-	}
+	// Read in place: a long history's trace is never copied for a frame.
+	m.trace, m.future = d.Trace, d.Future
 	m.past, m.step = d.Trace.Len(), d.Snap.Step
 	m.landmarks, m.steps, m.unfold = d.Landmarks, max(d.Steps, d.Snap.Step), d.Replication
-	m.rows = fold(m.events, m.unfold)
+	m.rows = m.fold(m.unfold)
 	if d.Motion != panel.Same || m.sel >= len(m.rows) {
 		m.sel = m.rowOf(m.past - 1)
 		m.follow = true
@@ -85,10 +84,11 @@ func (m *Model) SetData(d panel.Data) {
 
 // fold groups the events into rows: each run of replication events is
 // one row unless unfold.
-func fold(evs []trace.Event, unfold bool) []row {
-	rows := make([]row, 0, len(evs))
-	for i := range evs {
-		if !unfold && story.Replication(&evs[i]) {
+func (m *Model) fold(unfold bool) []row {
+	n := m.past + len(m.future)
+	rows := make([]row, 0, n)
+	for i := range n {
+		if !unfold && story.Replication(m.event(i)) {
 			if n := len(rows); n > 0 && rows[n-1].folded && rows[n-1].last == i-1 {
 				rows[n-1].last = i
 				continue
@@ -99,6 +99,14 @@ func fold(evs []trace.Event, unfold bool) []row {
 		rows = append(rows, row{first: i, last: i})
 	}
 	return rows
+}
+
+// event is the i-th event: of the trace, then of the future.
+func (m *Model) event(i int) *trace.Event {
+	if i < m.past {
+		return m.trace.At(i)
+	}
+	return &m.future[i-m.past]
 }
 
 // rowOf is the row that holds event i (0 for none).
@@ -165,7 +173,7 @@ func (m *Model) Scroll(delta int) {
 }
 
 func (m Model) travel(r int) tea.Cmd {
-	step := m.events[m.rows[r].last].Step
+	step := m.event(m.rows[r].last).Step
 	return func() tea.Msg { return TravelMsg{Step: step} }
 }
 
@@ -219,7 +227,7 @@ func (m *Model) render() {
 
 func (m *Model) line(i int) string {
 	r := m.rows[i]
-	e := &m.events[r.last]
+	e := m.event(r.last)
 	past := r.first < m.past
 	mark := " "
 	if past && e.Step == m.step {
