@@ -27,10 +27,10 @@ const (
 // Data is one frame of the engine for the panels.
 type Data struct {
 	Snap      *sim.Snapshot
-	Trace     trace.Log     // every event up to the shown step (shared)
-	Future    []trace.Event // the timeline's events after it, while travelling back
-	Partition string        // partition in focus, e.g. "orders-0"
-	Producer  string        // producer (client name) in focus, "" if none
+	Trace     trace.Log // every event up to the shown step (shared)
+	Future    trace.Log // while travelling back, the timeline's trace: its events from Trace.Len() on come after (shared)
+	Partition string    // partition in focus, e.g. "orders-0"
+	Producer  string    // producer (client name) in focus, "" if none
 	Motion    Motion
 
 	// For the timeline: the whole timeline's landmarks and length, and

@@ -85,12 +85,15 @@ func (s *Session) Snapshot() *sim.Snapshot { return s.snap }
 // Trace is every event up to the shown step (shared: do not modify).
 func (s *Session) Trace() trace.Log { return s.world.Trace() }
 
-// Future is the timeline's events after the shown step, while travelling.
-func (s *Session) Future() []trace.Event {
+// Future is, while travelling, the timeline's whole trace: its events
+// after the shown step's (from Trace().Len() on) are the future. Empty in
+// the present. Shared, never copied: a long timeline's frame reads it in
+// place.
+func (s *Session) Future() trace.Log {
 	if s.world == s.timeline {
-		return nil
+		return trace.Log{}
 	}
-	return s.timeline.Trace().From(s.world.Trace().Len())
+	return s.timeline.Trace()
 }
 
 // Step is the shown world's step count.

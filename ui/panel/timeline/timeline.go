@@ -43,10 +43,10 @@ type Model struct {
 	keys keymap.KeyMap
 	w, h int
 
-	trace     trace.Log     // the events so far (shared, read only)
-	future    []trace.Event // then those after the moment shown (shared, read only)
-	past      int           // how many of events are up to the shown step
-	step      int           // the shown step
+	trace     trace.Log // the events so far (shared, read only)
+	future    trace.Log // the timeline's, whose events after the trace's come next (shared, read only)
+	past      int       // how many of events are up to the shown step
+	step      int       // the shown step
 	rows      []row
 	sel       int  // selected row
 	top       int  // first row shown
@@ -85,7 +85,7 @@ func (m *Model) SetData(d panel.Data) {
 // fold groups the events into rows: each run of replication events is
 // one row unless unfold.
 func (m *Model) fold(unfold bool) []row {
-	n := m.past + len(m.future)
+	n := max(m.past, m.future.Len())
 	rows := make([]row, 0, n)
 	for i := range n {
 		if !unfold && story.Replication(m.event(i)) {
@@ -106,7 +106,7 @@ func (m *Model) event(i int) *trace.Event {
 	if i < m.past {
 		return m.trace.At(i)
 	}
-	return &m.future[i-m.past]
+	return m.future.At(i)
 }
 
 // rowOf is the row that holds event i (0 for none).
