@@ -1,0 +1,180 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// docInvocation is one `eoslab ...` command line a page shows, with where.
+type docInvocation struct {
+	where string // file:line
+	line  string
+}
+
+// inlineEoslab is an inline code span that is an eoslab command line.
+var inlineEoslab = regexp.MustCompile("`(eoslab(?:[ \n][^`]*)?)`")
+
+// docInvocations collects every eoslab command line of a Markdown page:
+// the lines of fenced blocks that start with `eoslab` or `go run .` (a
+// source build's spelling of it), and the inline code spans that start
+// with `eoslab`. Only untagged and ```sh blocks are shell: ```text is
+// output, ```eos and the lesson blocks are the command language.
+func docInvocations(file string, src string) []docInvocation {
+	var out []docInvocation
+	inFence, shell := false, false
+	for i, line := range strings.Split(src, "\n") {
+		where := file + ":" + strconv.Itoa(i+1)
+		trimmed := strings.TrimSpace(line)
+		if strings.HasPrefix(trimmed, "```") {
+			if inFence && trimmed == "```" {
+				inFence = false
+				continue
+			}
+			if !inFence {
+				inFence = true
+				tag := strings.TrimPrefix(trimmed, "```")
+				shell = tag == "" || tag == "sh"
+				continue
+			}
+		}
+		if inFence {
+			if !shell {
+				continue
+			}
+			if rest, ok := strings.CutPrefix(trimmed, "go run . "); ok {
+				out = append(out, docInvocation{where, "eoslab " + rest})
+			} else if trimmed == "go run ." {
+				out = append(out, docInvocation{where, "eoslab"})
+			} else if trimmed == "eoslab" || strings.HasPrefix(trimmed, "eoslab ") {
+				out = append(out, docInvocation{where, trimmed})
+			}
+			continue
+		}
+		for _, m := range inlineEoslab.FindAllStringSubmatch(line, -1) {
+			out = append(out, docInvocation{where, m[1]})
+		}
+	}
+	// Inline spans broken over two lines.
+	for _, m := range inlineEoslab.FindAllStringSubmatchIndex(src, -1) {
+		span := src[m[2]:m[3]]
+		if strings.Contains(span, "\n") {
+			line := strings.Count(src[:m[0]], "\n") + 1
+			out = append(out, docInvocation{file + ":" + strconv.Itoa(line), strings.ReplaceAll(span, "\n", " ")})
+		}
+	}
+	return out
+}
+
+// shellWords splits a documented command line into the words eoslab
+// receives: up to a pipe, a redirection or a comment, with the brackets
+// of optional parts and the quotes dropped.
+func shellWords(line string) []string {
+	var words []string
+	for _, w := range strings.Fields(line) {
+		if w == "|" || w == "#" || w == "&&" || w == ";" || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "2>") {
+			break
+		}
+		w = strings.Trim(w, "[]'\"")
+		if w == "" || w == "..." || w == "…" {
+			continue
+		}
+		words = append(words, w)
+	}
+	return words
+}
+
+// placeholder says a word stands for a value the reader fills in
+// (N, FILE, SEGMENT.log..., LESSON).
+var placeholder = regexp.MustCompile(`^[A-Z][A-Z0-9_]*(\.[a-z]+)?(\.\.\.|…)?$`)
+
+// checkInvocation finds the command a documented line names in the
+// cobra tree and parses its flags there: an unknown subcommand or flag,
+// or a flag whose value does not parse, is an error.
+func checkInvocation(root *cobra.Command, words []string) string {
+	args := words[1:]
+	cmd, rest, err := root.Find(args)
+	if err != nil {
+		return err.Error()
+	}
+	// A word after a command that only groups others (`eoslab lessons`)
+	// is a subcommand Find did not know.
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") && cmd.HasSubCommands() {
+		return "unknown command " + strconv.Quote(rest[0]) + " for " + strconv.Quote(cmd.CommandPath())
+	}
+	// Placeholders stand for values; give each flag a value of its type.
+	var fixed []string
+	for i, w := range rest {
+		if placeholder.MatchString(w) && i > 0 && strings.HasPrefix(rest[i-1], "--") && !strings.Contains(rest[i-1], "=") {
+			if f := cmd.Flags().Lookup(strings.TrimPrefix(rest[i-1], "--")); f != nil && f.Value.Type() != "string" {
+				w = "1"
+			}
+		}
+		fixed = append(fixed, w)
+	}
+	if err := cmd.ParseFlags(fixed); err != nil {
+		return cmd.CommandPath() + ": " + err.Error()
+	}
+	return ""
+}
+
+// Every eoslab command line the README and the docs show names a
+// subcommand that exists and only flags it has, with values of the
+// flag's type: the pages are the CLI's reference.
+func TestDocumentedInvocationsExist(t *testing.T) {
+	files, _ := filepath.Glob("docs/*.md")
+	files = append(files, "README.md")
+	seen := 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, inv := range docInvocations(file, string(src)) {
+			words := shellWords(inv.line)
+			if len(words) == 0 {
+				continue
+			}
+			seen++
+			root := newRootCommand(io.Discard, io.Discard)
+			if msg := checkInvocation(root, words); msg != "" {
+				t.Errorf("%s: `%s`: %s", inv.where, inv.line, msg)
+			}
+		}
+	}
+	if seen < 40 {
+		t.Fatalf("found only %d eoslab command lines in the docs: the scan is broken", seen)
+	}
+}
+
+// The scan itself catches what it must: an unknown subcommand, an unknown
+// flag, a flag of the wrong subcommand and a value of the wrong type.
+func TestDocumentedInvocationCheck(t *testing.T) {
+	cases := []struct {
+		line string
+		bad  bool
+	}{
+		{"eoslab play 7 --headless", false},
+		{"eoslab play --seed N FILE", false},
+		{"eoslab inspect [--json] SEGMENT.log...", false},
+		{"eoslab lessons check my-lesson.md    # a comment --nope", false},
+		{"eoslab play --headless --trace json --state json x.eos | jq -c 'select(.kind)'", false},
+		{"eoslab play 7 --headles", true},
+		{"eoslab inspect --tui --presenter FILE", true},
+		{"eoslab play 7 --speed fast", true},
+		{"eoslab lessons chek", true},
+	}
+	for _, c := range cases {
+		root := newRootCommand(io.Discard, io.Discard)
+		msg := checkInvocation(root, shellWords(c.line))
+		if (msg != "") != c.bad {
+			t.Errorf("%q: got %q, want an error: %v", c.line, msg, c.bad)
+		}
+	}
+}
