@@ -192,6 +192,9 @@ func Parse(file string, src []byte) (*Lesson, error) {
 	return l, nil
 }
 
+// frontKeys are the keys of the front matter (docs/lessons.md lists them).
+var frontKeys = []string{"chapter", "title", "summary", "panels"}
+
 // blockNames are the lesson's own blocks.
 var blockNames = []string{"eos", "expect", "predict", "reveal", "goal", "hint", "solution", "presenter"}
 
@@ -276,7 +279,7 @@ func (p *parser) frontMatter(l *Lesson) int {
 		case "panels":
 			l.Panels = p.panels(i+1, val)
 		default:
-			p.errf(i+1, "front matter: unknown key %s%s", script.Quote(key), suggest(key, []string{"chapter", "title", "summary", "panels"}))
+			p.errf(i+1, "front matter: unknown key %s%s", script.Quote(key), suggest(key, frontKeys))
 		}
 	}
 	if i >= len(p.lines) {
