@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -155,50 +157,78 @@ func TestTraceKindsAreDocumented(t *testing.T) {
 	}
 }
 
-// playedKeys plays the scenarios, the example scripts and the built-in
-// chapters, and collects every kind seen with the keys its events carry.
-func playedKeys(t *testing.T) map[trace.Kind]map[string]bool {
+// session is what the played sessions showed: every kind seen with the
+// keys its events carry, and each world's final --state object.
+type session struct {
+	keys   map[trace.Kind]map[string]bool
+	states []map[string]any
+}
+
+var (
+	playedOnce sync.Once
+	playedAll  session
+)
+
+// played plays the scenarios, the example scripts and the built-in
+// chapters once for the tests of this file.
+func played(t *testing.T) session {
 	t.Helper()
-	seen := map[trace.Kind]map[string]bool{}
-	collect := func(evs []trace.Event) {
-		for _, e := range evs {
-			ks := seen[e.Kind]
+	playedOnce.Do(func() { playedAll = play(t) })
+	if playedAll.keys == nil {
+		t.Fatal("the sessions could not be played")
+	}
+	return playedAll
+}
+
+func play(t *testing.T) session {
+	s := session{keys: map[trace.Kind]map[string]bool{}}
+	collect := func(w *sim.World) {
+		for _, e := range w.Trace() {
+			ks := s.keys[e.Kind]
 			if ks == nil {
 				ks = map[string]bool{}
-				seen[e.Kind] = ks
+				s.keys[e.Kind] = ks
 			}
 			for _, a := range e.Attrs {
 				ks[a.Key] = true
 			}
 		}
+		var state map[string]any
+		if err := json.Unmarshal(w.Snapshot().StateJSON(), &state); err != nil {
+			t.Error(err)
+		}
+		s.states = append(s.states, state)
 	}
 	scripts, _ := filepath.Glob("testdata/*.eos")
 	examples, _ := filepath.Glob("../../assets/scripts/*.eos")
 	for _, path := range append(scripts, examples...) {
 		src, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			return session{}
 		}
 		cmds, err := script.Parse(path, src)
 		if err != nil {
-			t.Fatal(err)
+			t.Error(err)
+			return session{}
 		}
 		w := sim.New(1)
 		for _, c := range cmds {
 			w.Apply(c) // a refusal is an event too; the goldens judge the rest
 		}
-		collect(w.Trace())
+		collect(w)
 	}
 	chapters, err := lessons.Builtin()
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return session{}
 	}
 	for _, l := range chapters {
 		p := lesson.NewPlayer(l, 1)
 		p.PlayAll()
-		collect(p.W.Trace())
+		collect(p.W)
 	}
-	return seen
+	return s
 }
 
 // Every key of every event of a played session is documented for its
@@ -208,7 +238,7 @@ func playedKeys(t *testing.T) map[trace.Kind]map[string]bool {
 // fails here whichever side it is looked from.
 func TestTraceKeysAreDocumented(t *testing.T) {
 	doc, exact := docKinds(t)
-	seen := playedKeys(t)
+	seen := played(t).keys
 	if len(seen) < 50 {
 		t.Fatalf("only %d kinds seen in the played sessions", len(seen))
 	}
@@ -240,4 +270,90 @@ func sortedKeys[K ~string, V any](m map[K]V) []K {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
+}
+
+// stateRows reads the State section's table: each row's path (`producers[]`,
+// `partitions[].log[]`, `replay`) with the backticked words of its meaning,
+// and the keys its JSON examples show.
+func stateRows(t *testing.T) (rows map[string][]string, shown string) {
+	t.Helper()
+	src, err := os.ReadFile(traceDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := strings.Cut(string(src), "\n## State")
+	rows = map[string][]string{}
+	for _, line := range strings.Split(doc, "\n") {
+		if m := regexp.MustCompile("^\\| `([a-z_\\[\\].]+)` \\| (.*)").FindStringSubmatch(line); m != nil {
+			for _, w := range tick.FindAllStringSubmatch(m[2], -1) {
+				rows[m[1]] = append(rows[m[1]], w[1])
+			}
+		}
+	}
+	return rows, doc
+}
+
+// partitionKey is a key that is data, not a name: a partition in a map
+// of positions or committed offsets.
+var partitionKey = regexp.MustCompile(`^[a-z_.]+-[0-9]+$`)
+
+// Every key of the --state object of the played sessions is documented:
+// a key of an object in a list has its own row (`partitions[].log[]`) or
+// is named in the row of the list it is in, a top-level key has its row
+// or appears in the page's JSON examples, and the replay's object is
+// read as a state of its own.
+func TestStateKeysAreDocumented(t *testing.T) {
+	rows, shown := stateRows(t)
+	if len(rows) < 10 {
+		t.Fatalf("only %d rows in docs/trace.md's State table", len(rows))
+	}
+	missing := map[string]bool{}
+	var walk func(row string, v any)
+	walk = func(row string, v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, x := range v {
+				walk(row, x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				if partitionKey.MatchString(k) {
+					continue
+				}
+				child := row + "." + k
+				if row == "" || row == "replay" && rows[k+"[]"] != nil {
+					child = k
+				}
+				if _, ok := x.([]any); ok {
+					child += "[]"
+				}
+				switch {
+				case rows[child] != nil:
+					walk(child, x)
+				case row == "" || row == "replay" && rows[child] == nil && strings.Contains(shown, `"`+k+`":`):
+					if row == "" && !strings.Contains(shown, `"`+k+`":`) {
+						missing["`"+k+"`"] = true
+					}
+					walk(row, x)
+				case !slices.Contains(rows[row], k):
+					missing["`"+k+"` under `"+row+"`"] = true
+				default:
+					walk(row, x)
+				}
+			}
+		}
+	}
+	diagnosed, replayed := false, false
+	for _, s := range played(t).states {
+		_, d := s["diagnoses"]
+		_, r := s["replay"]
+		diagnosed, replayed = diagnosed || d, replayed || r
+		walk("", s)
+	}
+	if !diagnosed || !replayed {
+		t.Errorf("no played session has a diagnosis and a replay (diagnosed %v, replayed %v)", diagnosed, replayed)
+	}
+	for _, k := range sortedKeys(missing) {
+		t.Errorf("the --state object has %s, which docs/trace.md's State section does not document", k)
+	}
 }
