@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -175,6 +177,81 @@ func TestDocumentedInvocationCheck(t *testing.T) {
 		msg := checkInvocation(root, shellWords(c.line))
 		if (msg != "") != c.bad {
 			t.Errorf("%q: got %q, want an error: %v", c.line, msg, c.bad)
+		}
+	}
+}
+
+// readmeTable returns the rows of the README table under the header line
+// header, each split into its cells.
+func readmeTable(t *testing.T, header string) [][]string {
+	t.Helper()
+	src, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(src), "\n"+header+"\n")
+	if !ok {
+		t.Fatalf("README.md has no table %q", header)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			break
+		}
+		if strings.HasPrefix(line, "|---") {
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(line, "|"), "|") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		rows = append(rows, cells)
+	}
+	return rows
+}
+
+// The README's Commands table has a row for every command of the CLI.
+func TestReadmeListsEveryCommand(t *testing.T) {
+	rows := readmeTable(t, "| command | what it does |")
+	var firsts []string
+	for _, r := range rows {
+		firsts = append(firsts, r[0])
+	}
+	first := strings.Join(firsts, "\n")
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			path := strings.TrimPrefix(sub.CommandPath(), "eoslab ")
+			if !regexp.MustCompile("`(eoslab )?" + regexp.QuoteMeta(path) + "[ `]").MatchString(first) {
+				t.Errorf("README.md's Commands table has no row for `%s`", sub.CommandPath())
+			}
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(io.Discard, io.Discard))
+}
+
+// The README's Configuration table is the settings: every key with its
+// flag and default, in the order `eoslab config` prints them.
+func TestReadmeListsEverySetting(t *testing.T) {
+	rows := readmeTable(t, "| key | flag | default | |")
+	if len(rows) != len(settings) {
+		t.Errorf("README.md's Configuration table has %d rows, eoslab %d settings", len(rows), len(settings))
+	}
+	for i, s := range settings {
+		if i >= len(rows) {
+			break
+		}
+		def := ""
+		if d := fmt.Sprint(s.def); d != "" {
+			def = "`" + d + "`"
+		}
+		want := []string{"`" + s.key + "`", "`--" + s.flag + "`", def}
+		if got := rows[i][:3]; !slices.Equal(got, want) {
+			t.Errorf("README.md's Configuration row %d: %q, want %q", i+1, got, want)
 		}
 	}
 }
