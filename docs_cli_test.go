@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // docInvocation is one `eoslab ...` command line a page shows, with where.
@@ -254,4 +255,36 @@ func TestReadmeListsEverySetting(t *testing.T) {
 			t.Errorf("README.md's Configuration row %d: %q, want %q", i+1, got, want)
 		}
 	}
+}
+
+// Every flag of every command is named (`--NAME`) in the README or a page
+// of docs/: a flag added without a word for its users fails here.
+func TestEveryFlagIsDocumented(t *testing.T) {
+	files, _ := filepath.Glob("docs/*.md")
+	var all strings.Builder
+	for _, f := range append(files, "README.md") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	docs := all.String()
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden && f.Name != "help" && !regexp.MustCompile(`--`+regexp.QuoteMeta(f.Name)+`\b`).MatchString(docs) {
+				t.Errorf("%s --%s is documented nowhere in README.md or docs/", c.CommandPath(), f.Name)
+			}
+		})
+		c.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden && f.Name != "help" && !regexp.MustCompile(`--`+regexp.QuoteMeta(f.Name)+`\b`).MatchString(docs) {
+				t.Errorf("%s --%s is documented nowhere in README.md or docs/", c.CommandPath(), f.Name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCommand(io.Discard, io.Discard))
 }
