@@ -250,3 +250,24 @@ func TestExampleScriptsAreListed(t *testing.T) {
 		}
 	}
 }
+
+// The producer section lists the Kafka settings the parser accepts as
+// KEY=VALUE, in the parser's order (the mode key transactional= has its
+// own paragraph).
+func TestProducerKeysAreDocumented(t *testing.T) {
+	doc := readCommandsDoc(t)
+	_, para, ok := strings.Cut(doc, "The remaining `KEY=VALUE` pairs are Kafka producer settings")
+	if !ok {
+		t.Fatal("docs/commands.md's producer section lists no settings")
+	}
+	para, _, _ = strings.Cut(para, "\n\n")
+	para, _, _ = strings.Cut(para, ". Any other key")
+	var listed []string
+	for _, m := range backticked.FindAllStringSubmatch(para, -1) {
+		listed = append(listed, m[1])
+	}
+	want := slices.DeleteFunc(slices.Clone(producerKeys), func(k string) bool { return k == "transactional" })
+	if !slices.Equal(listed, want) {
+		t.Errorf("docs/commands.md's producer settings are\n%q\nthe parser's\n%q", listed, want)
+	}
+}
