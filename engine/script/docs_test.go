@@ -271,3 +271,20 @@ func TestProducerKeysAreDocumented(t *testing.T) {
 		t.Errorf("docs/commands.md's producer settings are\n%q\nthe parser's\n%q", listed, want)
 	}
 }
+
+// The fail request section lists the errors it takes, as the parser does.
+func TestRefusalErrorsAreDocumented(t *testing.T) {
+	doc := readCommandsDoc(t)
+	_, list, ok := strings.Cut(doc, "can\ngive before it writes anything:\n\n")
+	if !ok {
+		t.Fatal("docs/commands.md's fail request section lists no errors")
+	}
+	list, _, _ = strings.Cut(list, "\n\n")
+	var listed []string
+	for _, m := range regexp.MustCompile("(?m)^- `([A-Z_]+)`$").FindAllStringSubmatch(list, -1) {
+		listed = append(listed, m[1])
+	}
+	if !slices.Equal(listed, RefusalErrors) {
+		t.Errorf("docs/commands.md's fail request errors are %q, the parser's %q", listed, RefusalErrors)
+	}
+}
