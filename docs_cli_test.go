@@ -288,3 +288,61 @@ func TestEveryFlagIsDocumented(t *testing.T) {
 	}
 	walk(newRootCommand(io.Discard, io.Discard))
 }
+
+// docs/architecture.md's package tables name every package of the module
+// (a row may cover several: `ui/panel/*`), and only packages that exist.
+func TestArchitectureListsEveryPackage(t *testing.T) {
+	src, err := os.ReadFile("docs/architecture.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		cell := strings.Split(line, " | ")[0]
+		for _, m := range regexp.MustCompile("`([a-z][a-z0-9/*]*)`").FindAllStringSubmatch(cell, -1) {
+			named = append(named, m[1])
+		}
+	}
+	covers := func(dir string) bool {
+		for _, n := range named {
+			if n == dir || n == "main" && dir == "." {
+				return true
+			}
+			if base, ok := strings.CutSuffix(n, "/*"); ok && filepath.Dir(dir) == base {
+				return true
+			}
+		}
+		return false
+	}
+	var dirs []string
+	filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && path != "." || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			if dir := filepath.Dir(path); !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
+		}
+		return nil
+	})
+	for _, dir := range dirs {
+		if !covers(dir) {
+			t.Errorf("docs/architecture.md's package tables have no row for %s", dir)
+		}
+	}
+	for _, n := range named {
+		if n == "main" {
+			continue
+		}
+		if fi, err := os.Stat(strings.TrimSuffix(n, "/*")); err != nil || !fi.IsDir() {
+			t.Errorf("docs/architecture.md has a row for %s, which is no directory", n)
+		}
+	}
+}
