@@ -346,3 +346,56 @@ func TestArchitectureListsEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// docs/serve.md's table of flags gives every flag of `eoslab serve` with
+// its default, and only its flags.
+func TestServeFlagsAreDocumented(t *testing.T) {
+	src, err := os.ReadFile("docs/serve.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(src), "\n| flag | default | |\n")
+	if !ok {
+		t.Fatal("docs/serve.md has no table of flags")
+	}
+	root := newRootCommand(io.Discard, io.Discard)
+	serve, _, err := root.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]bool{}
+	for _, line := range strings.Split(table, "\n")[1:] {
+		if !strings.HasPrefix(line, "| `") {
+			break
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		names := regexp.MustCompile(`--([a-z-]+)`).FindAllStringSubmatch(cells[0], -1)
+		defs := strings.Split(strings.TrimSpace(cells[1]), ", ")
+		for i, m := range names {
+			documented[m[1]] = true
+			f := serve.Flags().Lookup(m[1])
+			if f == nil {
+				f = serve.InheritedFlags().Lookup(m[1])
+			}
+			if f == nil {
+				t.Errorf("docs/serve.md lists --%s, which eoslab serve does not have", m[1])
+				continue
+			}
+			def := ""
+			if i < len(defs) {
+				def = strings.Trim(defs[i], "`")
+			}
+			if def == "off" {
+				def = "false"
+			}
+			if want := f.DefValue; def != want && !(want == "" && def == "") {
+				t.Errorf("docs/serve.md: --%s defaults to %q, the flag to %q", m[1], def, want)
+			}
+		}
+	}
+	serve.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+		if f.Name != "help" && !documented[f.Name] {
+			t.Errorf("docs/serve.md's flag table has no row for --%s", f.Name)
+		}
+	})
+}
