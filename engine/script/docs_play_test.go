@@ -3,6 +3,7 @@ package script_test
 import (
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -49,5 +50,32 @@ func TestCommandExamplesPlay(t *testing.T) {
 	}
 	if complete < 15 {
 		t.Fatalf("only %d examples of docs/commands.md play as scripts of their own", complete)
+	}
+}
+
+// The page's example of a command the scratch world refuses is what
+// `eoslab play` reports for it.
+func TestRefusalExampleIsTheWorlds(t *testing.T) {
+	src, err := os.ReadFile("../../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	for _, b := range mdblock.Blocks(string(src)) {
+		if b.Tag == "text" && len(b.Lines) == 1 && strings.HasPrefix(b.Lines[0], "demo.eos:") {
+			shown = b.Lines[0]
+		}
+	}
+	cmds, err := script.Parse("demo.eos", []byte(strings.Repeat("\n", 11)+"poll reader\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sim.New(1).Apply(cmds[0])
+	if err == nil {
+		t.Fatal("poll of an unknown consumer applies")
+	}
+	got := (&script.Error{File: "demo.eos", Pos: cmds[0].Position(), Msg: err.Error()}).Error()
+	if got != shown {
+		t.Errorf("docs/commands.md shows\n%s\n`eoslab play` says\n%s", shown, got)
 	}
 }

@@ -288,3 +288,29 @@ func TestRefusalErrorsAreDocumented(t *testing.T) {
 		t.Errorf("docs/commands.md's fail request errors are %q, the parser's %q", listed, RefusalErrors)
 	}
 }
+
+// The Errors section's messages are the parser's, word for word: the
+// lines below, at the lines and columns the page shows, give them.
+func TestErrorExamplesAreTheParsers(t *testing.T) {
+	src := strings.Repeat("\n", 3) + "sned p1 orders-0 1\n" + // line 4
+		"\n\nproducer p1 ack=all\n" + // line 7
+		"\nsend p1 orders-0\n" + // line 9
+		"\nsend p1 orders-0 50000000\n" // line 11
+	_, err := Parse("lesson.eos", []byte(src))
+	if err == nil {
+		t.Fatal("the lines parse")
+	}
+	var shown []string
+	for _, b := range mdblock.Blocks(readCommandsDoc(t)) {
+		if b.Heading == "Errors" && b.Tag == "text" {
+			for _, line := range b.Lines {
+				if strings.HasPrefix(line, "lesson.eos:") {
+					shown = append(shown, line)
+				}
+			}
+		}
+	}
+	if got := strings.Split(err.Error(), "\n"); !slices.Equal(got, shown) {
+		t.Errorf("docs/commands.md's Errors section shows\n%s\nthe parser says\n%s", strings.Join(shown, "\n"), err)
+	}
+}
