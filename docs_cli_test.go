@@ -399,3 +399,44 @@ func TestServeFlagsAreDocumented(t *testing.T) {
 		}
 	})
 }
+
+// docs/inspect.md's example errors are what inspect says of the sample
+// with a byte flipped in its second batch (the computed CRC depends on
+// which) and of the sample cut at byte 700.
+func TestInspectErrorExamples(t *testing.T) {
+	src, err := os.ReadFile("docs/inspect.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown []string
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "eoslab inspect: ") {
+			shown = append(shown, line)
+		}
+	}
+	if len(shown) != 2 {
+		t.Fatalf("want docs/inspect.md's two example errors, found %d", len(shown))
+	}
+	data, err := os.ReadFile(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "00000000000000000000.log")
+	flipped := slices.Clone(data)
+	flipped[261+61] ^= 0xff // a record byte of the batch at 261, inside the CRC's range
+	for i, c := range []struct {
+		data []byte
+		want string
+	}{
+		{flipped, shown[0][:strings.Index(shown[0], "computed 0x")]},
+		{data[:700], shown[1]},
+	} {
+		os.WriteFile(file, c.data, 0o644)
+		_, _, errOut := runCLI(t, "inspect", file)
+		got := strings.ReplaceAll(strings.SplitN(errOut, "\n", 2)[0], dir+string(filepath.Separator), "")
+		if !strings.HasPrefix(got, c.want) || i == 1 && got != c.want {
+			t.Errorf("docs/inspect.md shows\n%s\ninspect says\n%s", shown[i], got)
+		}
+	}
+}
