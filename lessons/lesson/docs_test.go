@@ -154,3 +154,36 @@ func TestLessonsDocTables(t *testing.T) {
 		}
 	}
 }
+
+// The page's example errors are the parser's (the block list, which the
+// page cuts short, is compared up to its start).
+func TestLessonsDocErrorExamples(t *testing.T) {
+	var shown []string
+	for _, b := range mdblock.Blocks(readLessonsDoc(t)) {
+		for _, line := range b.Lines {
+			if b.Tag == "text" && strings.HasPrefix(line, "l.md:") {
+				shown = append(shown, line)
+			}
+		}
+	}
+	if len(shown) != 2 {
+		t.Fatalf("want docs/lessons.md's two example errors, found %d", len(shown))
+	}
+	head := "---\nchapter: 1\ntitle: T\nsummary: S\n---\n\n## S\n\n"
+	cases := []struct{ src, want string }{
+		{head + "\n\n```presenter\nanswer: two\n```\n", shown[0]},
+		{head + "```presentr\nx\n```\n", shown[1][:strings.Index(shown[1], "(blocks: ")+len("(blocks: ")]},
+	}
+	for _, c := range cases {
+		_, err := Parse("l.md", []byte(c.src))
+		found := false
+		if err != nil {
+			for _, line := range strings.Split(err.Error(), "\n") {
+				found = found || strings.HasPrefix(line, c.want)
+			}
+		}
+		if !found {
+			t.Errorf("docs/lessons.md shows\n%s\nthe parser says\n%v", c.want, err)
+		}
+	}
+}
