@@ -188,14 +188,14 @@ func played(t *testing.T) session {
 func play(t *testing.T) session {
 	s := session{keys: map[trace.Kind]map[string]bool{}}
 	collect := func(w *sim.World) {
-		for _, e := range w.Trace() {
+		for _, e := range w.Trace().All() {
 			ks := s.keys[e.Kind]
 			if ks == nil {
 				ks = map[string]bool{}
 				s.keys[e.Kind] = ks
 			}
-			for _, a := range e.Attrs {
-				ks[a.Key] = true
+			for key := range e.Attrs.All() {
+				ks[key] = true
 			}
 		}
 		var state map[string]any
