@@ -116,17 +116,7 @@ func TestCheckAgreesWithDecode(t *testing.T) {
 
 // Check and Decode agree on any bytes, their CRC as given or made right.
 func FuzzCheck(f *testing.F) {
-	for _, b := range []Batch{idempotentBatch(), multiRecordBatch(), NewMarker(1, 2, Marker{Type: ControlAbort, CoordinatorEpoch: 3}, ts)} {
-		enc, _ := Encode(&b)
-		f.Add(enc)
-	}
-	for _, c := range []Compression{Gzip, Snappy, LZ4, Zstd} {
-		b := multiRecordBatch()
-		b.Attributes = b.Attributes.WithCompression(c)
-		enc, _ := Encode(&b)
-		f.Add(enc)
-	}
-	f.Add([]byte{})
+	addBatchSeeds(f)
 	var d Decoder
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameVerdict(t, &d, data)

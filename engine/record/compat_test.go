@@ -68,9 +68,10 @@ func TestDecodeKmsgCompressed(t *testing.T) {
 	}
 }
 
-func FuzzDecode(f *testing.F) {
-	seeds := []Batch{idempotentBatch(), multiRecordBatch(), NewMarker(1, 2, Marker{Type: ControlAbort, CoordinatorEpoch: 3}, ts)}
-	for _, b := range seeds {
+// addBatchSeeds seeds a batch decoder's fuzz target: an idempotent
+// batch, several records, a marker, every codec, and nothing.
+func addBatchSeeds(f *testing.F) {
+	for _, b := range []Batch{idempotentBatch(), multiRecordBatch(), NewMarker(1, 2, Marker{Type: ControlAbort, CoordinatorEpoch: 3}, ts)} {
 		enc, _ := Encode(&b)
 		f.Add(enc)
 	}
@@ -81,6 +82,10 @@ func FuzzDecode(f *testing.F) {
 		f.Add(enc)
 	}
 	f.Add([]byte{})
+}
+
+func FuzzDecode(f *testing.F) {
+	addBatchSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var d Decoder
 		var b Batch
