@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -27,10 +28,7 @@ func BenchmarkServeProduce(b *testing.B) {
 	b.Run("eoslab", func(b *testing.B) { benchServe(b, false) })
 	b.Run("eoslab-traced", func(b *testing.B) { benchServe(b, true) })
 	b.Run("kfake", func(b *testing.B) {
-		c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
-		if err != nil {
-			b.Fatal(err)
-		}
+		c := newKfake(b)
 		defer c.Close()
 		benchProduce(b, c.ListenAddrs())
 	})
@@ -56,6 +54,29 @@ func benchServe(b *testing.B, traced bool) {
 
 const benchRecordBytes = 100
 
+// newKfake is the peer cluster: three brokers and the topic "orders" of
+// three partitions, each led by its own broker as eoslab serve places
+// them (partition i on the i-th broker). kfake picks each leader at
+// random; when two or three share a broker, the client sends fewer,
+// larger produce requests and the peer is no longer doing the same work.
+func newKfake(b *testing.B) *kfake.Cluster {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for p := range int32(3) {
+		if err := c.MoveTopicPartition("orders", p, p); err != nil {
+			c.Close()
+			b.Fatal(err)
+		}
+		if got := c.LeaderFor("orders", p); got != p {
+			c.Close()
+			b.Fatalf("kfake: orders-%d is led by node %d, not %d", p, got, p)
+		}
+	}
+	return c
+}
+
 // BenchmarkServeAlternating is BenchmarkServeProduce's budget measured
 // as a ratio the machine's load moves less: an eoslab serve cluster
 // (tracing off) and a kfake cluster run side by side, each with its kgo
@@ -77,10 +98,7 @@ func BenchmarkServeAlternating(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	kf, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(3, "orders"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	kf := newKfake(b)
 	defer kf.Close()
 	c, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -140,8 +158,25 @@ func BenchmarkServeAlternating(b *testing.B) {
 	b.ReportMetric(0, "ns/op") // a pair of segments: not a figure of its own
 }
 
+// produceTrips is a kgo hook that sums the produce requests' round trips:
+// from the request written until its answer was read, which is what the
+// broker's latency adds to each of the client's requests in flight.
+type produceTrips struct{ n, ns, records atomic.Int64 }
+
+func (h *produceTrips) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	if key == 0 && e2e.WriteErr == nil && e2e.ReadErr == nil { // Produce
+		h.n.Add(1)
+		h.ns.Add(int64(e2e.ReadWait + e2e.TimeToRead))
+	}
+}
+
+func (h *produceTrips) OnProduceBatchWritten(_ kgo.BrokerMetadata, _ string, _ int32, m kgo.ProduceBatchMetrics) {
+	h.records.Add(int64(m.NumRecords))
+}
+
 func benchProduce(b *testing.B, seeds []string) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("orders"), kgo.ClientID("bench"))
+	trips := &produceTrips{}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.DefaultProduceTopic("orders"), kgo.ClientID("bench"), kgo.WithHooks(trips))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -157,6 +192,9 @@ func benchProduce(b *testing.B, seeds []string) {
 	var mu sync.Mutex
 	var first error
 	b.SetBytes(benchRecordBytes)
+	trips.n.Store(0)
+	trips.ns.Store(0)
+	trips.records.Store(0)
 	b.ResetTimer()
 	cpu0, cpuOK := processCPU()
 	start := time.Now()
@@ -181,6 +219,10 @@ func benchProduce(b *testing.B, seeds []string) {
 		b.Fatal(first)
 	}
 	b.ReportMetric(float64(b.N)/el.Seconds(), "records/s")
+	if n := trips.n.Load(); n > 0 {
+		b.ReportMetric(float64(trips.ns.Load())/float64(n)/1e6, "trip-ms")
+		b.ReportMetric(float64(trips.records.Load())/float64(n), "records/request")
+	}
 	if cpuOK {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/record")
 	}
