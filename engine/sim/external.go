@@ -513,16 +513,6 @@ func (w *World) arriveProduce(x *extConn, cl *extClient, xr *extReq, r *kmsg.Pro
 // batch a broker appends.
 const MaxMessageBytes = 1048588
 
-// Kafka error codes the wire side answers with (the engine's own are in
-// engine/kerr).
-const (
-	errUnknownTopicOrPartition = 3
-	errCorruptMessage          = 2
-	errMessageTooLarge         = 10
-	errUnsupportedVersion      = 35
-	errInvalidRecord           = 87
-)
-
 // produceCheck is what Kafka refuses before the log sees a batch.
 func (w *World) produceCheck(tp msg.TP, data []byte) int16 {
 	if w.meta(tp) == nil {

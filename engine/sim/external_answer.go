@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/broker"
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/txn"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -17,25 +18,35 @@ import (
 // something the engine does not model (topic configs, racks, cluster id),
 // the answer is what Kafka's defaults would give.
 
-// Wire error codes (Kafka's names).
+// Wire error codes: kerr's codes (Kafka's names and numbers) as the int16
+// of kmsg's ErrorCode fields.
 const (
-	errNone                 = 0
-	errLeaderNotAvailable   = 5
-	errNotLeaderOrFollower  = 6
-	errCoordNotAvailable    = 15
-	errNotCoordinator       = 16
-	errIllegalGeneration    = 22
-	errInconsistentProtocol = 23
-	errUnknownMemberID      = 25
-	errRebalanceInProgress  = 27
-	errTopicAlreadyExists   = 36
-	errInvalidPartitions    = 37
-	errInvalidRequest       = 42
-	errPolicyViolation      = 44
-	errMemberIDRequired     = 79
-	errFencedInstanceID     = 82
-	errUnstableOffsetCommit = 88
-	errUnknownTopicID       = 100
+	errNone                     = int16(kerr.None)
+	errLeaderNotAvailable       = int16(kerr.LeaderNotAvailable)
+	errNotLeaderOrFollower      = int16(kerr.NotLeaderOrFollower)
+	errCoordNotAvailable        = int16(kerr.CoordinatorNotAvailable)
+	errNotCoordinator           = int16(kerr.NotCoordinator)
+	errIllegalGeneration        = int16(kerr.IllegalGeneration)
+	errInconsistentProtocol     = int16(kerr.InconsistentGroupProtocol)
+	errUnknownMemberID          = int16(kerr.UnknownMemberID)
+	errRebalanceInProgress      = int16(kerr.RebalanceInProgress)
+	errTopicAlreadyExists       = int16(kerr.TopicAlreadyExists)
+	errInvalidPartitions        = int16(kerr.InvalidPartitions)
+	errInvalidRequest           = int16(kerr.InvalidRequest)
+	errPolicyViolation          = int16(kerr.PolicyViolation)
+	errMemberIDRequired         = int16(kerr.MemberIDRequired)
+	errFencedInstanceID         = int16(kerr.FencedInstanceID)
+	errUnstableOffsetCommit     = int16(kerr.UnstableOffsetCommit)
+	errUnknownTopicID           = int16(kerr.UnknownTopicID)
+	errUnknownTopicOrPartition  = int16(kerr.UnknownTopicOrPartition)
+	errCorruptMessage           = int16(kerr.CorruptMessage)
+	errMessageTooLarge          = int16(kerr.MessageTooLarge)
+	errUnsupportedVersion       = int16(kerr.UnsupportedVersion)
+	errInvalidRecord            = int16(kerr.InvalidRecord)
+	errInvalidTopic             = int16(kerr.InvalidTopic)
+	errInvalidReplicationFactor = int16(kerr.InvalidReplicationFactor)
+	errInvalidReplicaAssignment = int16(kerr.InvalidReplicaAssignment)
+	errInvalidConfig            = int16(kerr.InvalidConfig)
 )
 
 // ClusterID is what Metadata names the served cluster.

@@ -31,14 +31,6 @@ const DefaultNumPartitions = 1
 // on the lab's screen. A creation past it is refused POLICY_VIOLATION.
 const MaxPartitions = 64
 
-// Wire error codes of topic creation (Kafka's names).
-const (
-	errInvalidTopic             = 17
-	errInvalidReplicationFactor = 38
-	errInvalidReplicaAssignment = 39
-	errInvalidConfig            = 40
-)
-
 // Kafka's internal topics (Topic.INTERNAL_TOPICS, and the metadata log):
 // the engine models the first two as the coordinators' partitions, never
 // as topics a client can describe or create.
