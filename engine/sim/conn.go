@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
@@ -86,9 +87,15 @@ const (
 // pairState is a pair's newest connection and its number. Every opener
 // keeps its own (a producer or consumer in its slot, brokers in the world),
 // so that sending looks nothing up by name.
+//
+// A producer's open connection that nothing travels on is idle: a large
+// world drops its state and keeps only its id here (see idleConn), and
+// makes it again, the same, when it is used. TCP does not close it: an
+// idle connection is open, as before.
 type pairState struct {
-	n int
-	c *connection // nil once forgotten
+	n    int32
+	idle int32       // the id of the pair's idle open connection, whose state was dropped (0: none)
+	c    *connection // nil once forgotten, or while idle
 }
 
 // connection is one TCP connection's state as the network sees it.
@@ -187,9 +194,12 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	if c := ps.c; c != nil && (c.closed == connOpen || !c.openerKnows) {
 		return c
 	}
+	if ps.idle != 0 {
+		return w.wakeConn(p, ps)
+	}
 	ps.n++
 	w.nextConn++
-	c := &connection{key: connKey{p, ps.n}, id: w.nextConn, ps: ps}
+	c := &connection{key: connKey{p, int(ps.n)}, id: w.nextConn, ps: ps}
 	if p.opener.Client != "" {
 		c.slot, c.cons = w.producers[p.opener.Client], w.tx.cons[p.opener.Client]
 		if c.slot != nil && c.slot.p != nil {
@@ -203,12 +213,78 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	return c
 }
 
-// currentConn is the pair's open connection, or nil.
-func (w *World) currentConn(ps *pairState) *connection {
+// currentConn is the pair's open connection, or nil; p names the pair.
+func (w *World) currentConn(p connPair, ps *pairState) *connection {
+	if ps.idle != 0 {
+		return w.wakeConn(p, ps)
+	}
 	if c := ps.c; c != nil && c.closed == connOpen {
 		return c
 	}
 	return nil
+}
+
+// idleAbove is the number of connections a world keeps whole (World.
+// connsKept; tests lower it to make every quiet connection idle): past it, a
+// producer's connection is made idle (idleConn) whenever nothing travels
+// on it, so that a world of a million producers does not keep a million
+// connections' state. Fewer connections are kept as they are: a producer
+// sending batch after batch does not make its connection again each time.
+const idleAbove = 256
+
+// idleConn drops the state of a producer's open connection once nothing
+// travels on it, keeping its id in its pair (wakeConn makes it again).
+// What it drops is what a connection is when it is opened: no message on
+// the wire or waiting to be read, no request being handled, not broken,
+// nothing due later than now (every message on it has arrived), its name
+// made again from its key. Only a delivery ends with nothing on the wire,
+// and nothing but the pair and w.conns points to a connection then.
+func (w *World) idleConn(c *connection) {
+	if len(w.conns) <= w.connsKept || c.slot == nil || c.cons != nil || c.ext != nil || c.closed != connOpen ||
+		c.wire != 0 || c.busy != 0 || len(c.inbox) != 0 || c.brokeAt != 0 || c.ps.c != c ||
+		c.key.channel != clientChannel || c.id > math.MaxInt32 || max(c.due[0], c.due[1]) > w.now {
+		return
+	}
+	delete(w.conns, c.id)
+	c.ps.c, c.ps.idle = nil, int32(c.id)
+}
+
+// wakeConn makes a pair's idle connection again, as it was.
+func (w *World) wakeConn(p connPair, ps *pairState) *connection {
+	c := &connection{key: connKey{p, int(ps.n)}, id: int(ps.idle), ps: ps}
+	c.slot = w.producers[p.opener.Client]
+	ps.c, ps.idle = c, 0
+	w.conns[c.id] = c
+	return c
+}
+
+// afterDeliver is the end of a message's delivery on c: a closed
+// connection may be forgotten, an open one made idle.
+func (w *World) afterDeliver(c *connection) {
+	w.maybeForget(c)
+	w.idleConn(c)
+}
+
+// wakeConnsOf makes every idle connection of the producers (all of them
+// when name is "") that goes to broker (any, when broker is 0) again, so
+// that closing them finds them in w.conns.
+func (w *World) wakeConnsOf(name string, broker int) {
+	wake := func(name string, s *producerSlot) {
+		for b := range s.pairs {
+			if ps := &s.pairs[b]; ps.idle != 0 && (broker == 0 || b == broker) {
+				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps)
+			}
+		}
+	}
+	if name != "" {
+		if s := w.producers[name]; s != nil {
+			wake(name, s)
+		}
+		return
+	}
+	for _, name := range w.prodOrder {
+		wake(name, w.producers[name])
+	}
 }
 
 // closeConn closes a connection; why is said in the event.
@@ -349,6 +425,9 @@ func (w *World) connClosed(it *item) bool {
 
 // closeConnsOf closes every connection of an opener (its process ended).
 func (w *World) closeConnsOf(opener msg.Addr, why string) {
+	if opener.Client != "" {
+		w.wakeConnsOf(opener.Client, 0)
+	}
 	for _, c := range w.sortedConns() {
 		if c.key.opener == opener {
 			w.closeConn(c, closedByOpener, why)
@@ -358,6 +437,7 @@ func (w *World) closeConnsOf(opener msg.Addr, why string) {
 
 // brokerDown closes every connection to and from a broker whose process ended.
 func (w *World) brokerDown(id int, why string) {
+	w.wakeConnsOf("", id)
 	for _, c := range w.sortedConns() {
 		switch {
 		case c.key.broker == id:
@@ -415,7 +495,8 @@ func (w *World) resetConnection(name string, broker int) error {
 	if !isProducer && !isConsumer {
 		return fmt.Errorf("unknown producer or consumer %q", name)
 	}
-	c := w.currentConn(w.pairOf(connPair{opener: msg.ClientAddr(name), broker: broker}))
+	p := connPair{opener: msg.ClientAddr(name), broker: broker}
+	c := w.currentConn(p, w.pairOf(p))
 	if c == nil {
 		if w.tracing() {
 			w.emit(trace.New("connection.reset", fmt.Sprintf("%s has no open connection to broker %d: nothing to reset", name, broker)).

@@ -82,7 +82,7 @@ func (e producerEnv) Ready(broker int) bool {
 // CloseConnection is the producer closing its connection to broker (after
 // request.timeout.ms): what it sent still arrives; nothing comes back.
 func (e producerEnv) CloseConnection(broker int) {
-	if c := e.w.currentConn(&e.s.pairs[broker]); c != nil {
+	if c := e.w.currentConn(connPair{opener: msg.ClientAddr(e.s.name), broker: broker}, &e.s.pairs[broker]); c != nil {
 		e.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", e.s.name))
 	}
 }
@@ -147,7 +147,7 @@ func (e brokerEnv) FetchLater(follower int, tp msg.TP, at int64) {
 // CloseConnection is a broker closing its own connection to another (its
 // marker channel timing out): what it sent still arrives; nothing comes back.
 func (e brokerEnv) CloseConnection(from, to int) {
-	if c := e.w.currentConn(e.w.brokerPair(from, to, markerChannel)); c != nil {
+	if c := e.w.currentConn(connPair{opener: msg.BrokerAddr(from), broker: to, channel: markerChannel}, e.w.brokerPair(from, to, markerChannel)); c != nil {
 		e.w.closeConn(c, closedByOpener, fmt.Sprintf("broker %d closes it: no answer within request.timeout.ms", from))
 	}
 }

@@ -202,7 +202,7 @@ func (w *World) arrive(c *script.Arrive) error {
 	x := e.conns[c.Conn]
 	if x == nil {
 		x = &extConn{n: c.Conn, broker: c.Broker, client: ClientName(hdr.ClientID)}
-		x.ps.n = c.Conn - 1 // the engine numbers the connection as serve does
+		x.ps.n = int32(c.Conn - 1) // the engine numbers the connection as serve does
 		e.conns[c.Conn] = x
 	}
 	if x.broker != c.Broker {

@@ -18,6 +18,12 @@ var update = flag.Bool("update", false, "rewrite golden traces")
 // canonical text form.
 func transcript(t *testing.T, path string, seed uint64) ([]byte, *World) {
 	t.Helper()
+	return transcriptWith(t, path, seed, nil)
+}
+
+// transcriptWith is transcript on a world that set changes first.
+func transcriptWith(t *testing.T, path string, seed uint64, set func(*World)) ([]byte, *World) {
+	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -27,6 +33,9 @@ func transcript(t *testing.T, path string, seed uint64) ([]byte, *World) {
 		t.Fatal(err)
 	}
 	w := New(seed)
+	if set != nil {
+		set(w)
+	}
 	var b bytes.Buffer
 	for _, c := range cmds {
 		b.WriteString("> " + script.Format(c) + "\n")

@@ -260,7 +260,7 @@ func (w *World) deliver(it *item) bool {
 		}
 	}
 	c.wire--
-	defer w.maybeForget(c)
+	defer w.afterDeliver(c)
 	if !lost {
 		switch {
 		case c.closed == closedReset:

@@ -136,6 +136,7 @@ type World struct {
 	benv        *brokerEnv          // the brokers' view of the world
 	conns       map[int]*connection // by id: the connections not forgotten yet
 	nextConn    int
+	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
 	otherPairs  map[connPair]*pairState // the connections of senders without a slot (inject)
 	// periodicRuns counts the periodic boundaries evaluated; everyPeriod
@@ -163,7 +164,7 @@ type World struct {
 
 // New creates a world with the default cluster.
 func New(seed uint64) *World {
-	w := &World{seed: seed, pcg: *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15), nextCkpt: checkpointEvery, ckptEvery: checkpointEvery}
+	w := &World{seed: seed, pcg: *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15), nextCkpt: checkpointEvery, ckptEvery: checkpointEvery, connsKept: idleAbove}
 	w.rng = rand.New(&w.pcg)
 	w.benv = &brokerEnv{w}
 	w.reset(DefaultCluster())
