@@ -375,7 +375,10 @@ func (w *World) createProducer(c *script.Producer) error {
 	for _, kv := range c.Config {
 		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
 	}
-	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode), txnID: c.TxnID, config: settings}
+	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode), config: settings}
+	if c.TxnID != "" {
+		s.tx = &slotTxn{id: c.TxnID}
+	}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
 		s.pairs = old.pairs // the name's connections go on being numbered
@@ -397,7 +400,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	if s.p != nil {
 		next = s.p.NextSerial()
 	}
-	s.env = &producerEnv{w, s, s.life}
+	s.env = producerEnv{w, s, s.life}
 	s.wakePending = false
 	rc := w.resolve(s)
 	warnings, err := rc.warnings, rc.err
@@ -409,7 +412,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 		}
 		return nil
 	}
-	p := client.NewResolved(name, s.mode, rc.cfg, s.env)
+	p := client.NewResolved(name, s.mode, rc.cfg, &s.env)
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
 	cfg := p.Config()
@@ -472,7 +475,7 @@ func (w *World) applySend(c *script.Send) error {
 	if c.HasValue {
 		value = []byte(c.Value)
 	}
-	s.p.Send(tp, int32(c.Count), key, value, c.HasValue, s.env)
+	s.p.Send(tp, int32(c.Count), key, value, c.HasValue, &s.env)
 	return nil
 }
 
@@ -589,7 +592,7 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(int(s.mode)))
 	b.WriteByte(0)
-	b.WriteString(s.txnID)
+	b.WriteString(s.txnID())
 	for _, kv := range s.config {
 		b.WriteByte(0)
 		b.WriteString(kv.Key)
@@ -600,7 +603,7 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	if rc, ok := w.configs[key]; ok {
 		return rc
 	}
-	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID, s.config)
+	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config)
 	rc := resolvedConfig{cfg: &cfg, warnings: warnings, err: err}
 	if w.configs == nil {
 		w.configs = map[string]resolvedConfig{}

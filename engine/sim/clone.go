@@ -87,11 +87,15 @@ func (w *World) clone(live bool) *World {
 		if s.p != nil {
 			t.p = s.p.Clone()
 		}
-		t.env = &producerEnv{c, &t, s.env.life}
+		t.env = producerEnv{c, &t, s.env.life}
 		t.config = s.config // never changed
-		t.txnAcked = make([]*client.Batch, len(s.txnAcked))
-		for i, b := range s.txnAcked {
-			t.txnAcked[i] = t.p.Copy(b)
+		if s.tx != nil {
+			tx := *s.tx
+			tx.acked = make([]*client.Batch, len(s.tx.acked))
+			for i, b := range s.tx.acked {
+				tx.acked[i] = t.p.Copy(b)
+			}
+			t.tx = &tx
 		}
 		t.pairs = slices.Clone(s.pairs)
 		for i := range s.pairs {

@@ -247,6 +247,9 @@ func (w *World) idleConn(c *connection) {
 	}
 	delete(w.conns, c.id)
 	c.ps.c, c.ps.idle = nil, int32(c.id)
+	if s := c.slot; s.p != nil && !s.removed {
+		s.p.Compact() // a quiet producer keeps no room to go faster either
+	}
 }
 
 // wakeConn makes a pair's idle connection again, as it was.
@@ -408,7 +411,7 @@ func (w *World) connClosed(it *item) bool {
 		if it.slot.life != it.life || it.slot.removed {
 			return false
 		}
-		it.slot.p.Disconnect(k.broker, it.slot.env)
+		it.slot.p.Disconnect(k.broker, &it.slot.env)
 	default:
 		cs := w.tx.cons[k.opener.Client]
 		if cs == nil {

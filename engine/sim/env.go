@@ -33,8 +33,8 @@ func (e producerEnv) Scratch() *client.Scratch { return &e.w.scratch }
 func (e producerEnv) Delivered(b *client.Batch) {
 	switch {
 	case b.BaseOffset < 0:
-	case e.s.txnID != "":
-		e.s.txnAcked = append(e.s.txnAcked, b)
+	case e.s.txnID() != "":
+		e.s.tx.acked = append(e.s.tx.acked, b)
 	default:
 		e.w.check.noteAck(e.s.name, b)
 	}

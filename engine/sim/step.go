@@ -211,7 +211,7 @@ func (w *World) perform(it *item) bool {
 		return w.deliver(it)
 	case itemWake, itemProducerTimer:
 		s := it.slot
-		env := s.env
+		env := &s.env
 		if it.kind == itemWake {
 			s.wakePending = false
 			defer w.settleTxnAcks(s)
@@ -380,7 +380,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	if w.tracing() {
 		w.emit(w.deliveredEvent(f, ""))
 	}
-	env := s.env
+	env := &s.env
 	handled := s.p.OnResponse(m, env)
 	w.settleTxnAcks(s)
 	if !handled {

@@ -202,11 +202,11 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 		}
 		switch c.Op {
 		case script.Begin:
-			s.p.Begin(s.env)
+			s.p.Begin(&s.env)
 		case script.Commit:
-			s.p.End(true, s.env)
+			s.p.End(true, &s.env)
 		case script.Abort:
-			s.p.End(false, s.env)
+			s.p.End(false, &s.env)
 		}
 		return true, nil
 	case *script.Consumer:
@@ -419,7 +419,7 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 	if !c.Legacy {
 		member, generation = from[0].c.GroupMetadata()
 	}
-	s.p.SendOffsets(c.Group, offsets, member, generation, s.env)
+	s.p.SendOffsets(c.Group, offsets, member, generation, &s.env)
 	return nil
 }
 
@@ -427,16 +427,22 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 // committed, and forgets those of one that aborted.
 func (w *World) settleTxnAcks(s *producerSlot) {
 	n, committed := s.p.TxnEnds()
-	if n == s.txnEnds {
+	if s.tx == nil {
+		if n == 0 {
+			return
+		}
+		s.tx = &slotTxn{} // transactional.id set among the settings
+	}
+	if n == s.tx.ends {
 		return
 	}
-	s.txnEnds = n
+	s.tx.ends = n
 	if committed {
-		for _, b := range s.txnAcked {
+		for _, b := range s.tx.acked {
 			w.check.noteAck(s.name, b)
 		}
 	}
-	s.txnAcked = s.txnAcked[:0]
+	s.tx.acked = s.tx.acked[:0]
 }
 
 // seekCommitted is the application's answer to an aborted

@@ -63,15 +63,13 @@ type partMeta struct {
 }
 
 type producerSlot struct {
-	name     string
-	env      *producerEnv // the current incarnation's view of the world
-	p        *client.Producer
-	life     int // incarnation: a restart makes a new one
-	txnID    string
-	config   []client.Setting
-	held     []item          // items that fell due while paused
-	txnAcked []*client.Batch // acknowledged in the open transaction
-	txnEnds  int             // transactions whose end the checker has seen
+	name   string
+	env    producerEnv // the current incarnation's view of the world (used as &env)
+	p      *client.Producer
+	life   int // incarnation: a restart makes a new one
+	tx     *slotTxn
+	config []client.Setting
+	held   []item // items that fell due while paused
 	// The flags and the mode share a word: a world may hold a million producers.
 	paused      bool
 	removed     bool // creation failed (ConfigException)
@@ -80,6 +78,22 @@ type producerSlot struct {
 	wakeDue     int64
 	wakeGen     int
 	pairs       []pairState // by broker id: its connections
+}
+
+// slotTxn is what a slot keeps of transactions: nil for a producer that
+// never ended one and has no transactional id (most of a large world).
+type slotTxn struct {
+	id    string
+	acked []*client.Batch // acknowledged in the open transaction
+	ends  int             // transactions whose end the checker has seen
+}
+
+// txnID is the transactional id the producer was created with, or "".
+func (s *producerSlot) txnID() string {
+	if s.tx == nil {
+		return ""
+	}
+	return s.tx.id
 }
 
 // flight is a message in transit.
