@@ -87,6 +87,66 @@ type seenAt struct {
 	part  int32
 }
 
+// seenRecs is where the judged logs hold one producer's records, by
+// serial (seenAt). The first serials, 0 to n-1, marked as one run, are
+// kept inline: a producer of a large world has sent a batch or two, and
+// keeps no vector of its own until it needs one.
+type seenRecs struct {
+	run  seenAt            // serials 0 to n-1
+	n    int64             // 0 once rest is used
+	rest *hist.Vec[seenAt] // every serial, once the records are not one run from 0 (nil before)
+}
+
+func (s *seenRecs) get(i int) seenAt {
+	switch {
+	case int64(i) < s.n:
+		return s.run
+	case s.rest == nil:
+		return seenAt{}
+	}
+	return s.rest.Get(i)
+}
+
+// setRange marks serials i to i+k-1 at x, as hist.Vec.SetRange.
+func (s *seenRecs) setRange(i, k int, x seenAt) {
+	if k <= 0 {
+		return
+	}
+	if s.rest == nil && int64(i) == s.n && (s.n == 0 || x == s.run) {
+		s.run, s.n = x, s.n+int64(k)
+		return
+	}
+	if s.rest == nil {
+		s.rest = &hist.Vec[seenAt]{}
+		s.rest.SetRange(0, int(s.n), s.run)
+		s.n = 0
+	}
+	s.rest.SetRange(i, k, x)
+}
+
+// runOf returns serials i to i+k-1 for the largest k ≤ n that stays in
+// one piece (k ≥ 1 when n ≥ 1): either all the inline run (stored nil,
+// one true) or as hist.Vec.Run gives them.
+func (s *seenRecs) runOf(i, n int) (stored []seenAt, one bool, k int) {
+	if int64(i) < s.n {
+		return nil, true, int(min(int64(n), s.n-int64(i)))
+	}
+	if s.rest == nil {
+		return nil, false, n
+	}
+	stored, k = s.rest.Run(i, n)
+	return stored, false, k
+}
+
+func (s *seenRecs) clone() seenRecs {
+	d := *s
+	if s.rest != nil {
+		r := s.rest.Clone()
+		d.rest = &r
+	}
+	return d
+}
+
 type partCheck struct {
 	log     *partition.Log
 	part    int32
@@ -111,7 +171,7 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 	if int(id.who) >= len(c.seen) {
 		return 0, false
 	}
-	e := c.seen[id.who].Get(int(id.n))
+	e := c.seen[id.who].get(int(id.n))
 	if e.gen != pc.gen || e.part != pc.part {
 		return 0, false
 	}
@@ -131,7 +191,14 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 	v := &c.seen[who]
 	var m int64
 	for m < n {
-		stored, k := v.Run(int(first+m), int(n-m))
+		stored, one, k := v.runOf(int(first+m), int(n-m))
+		if one {
+			if in := v.run.gen == pc.gen && v.run.part == pc.part; in != held {
+				return m
+			}
+			m += int64(k)
+			continue
+		}
 		for j := range k {
 			if in := j < len(stored) && stored[j].gen == pc.gen && stored[j].part == pc.part; in != held {
 				return m + int64(j)
@@ -146,9 +213,9 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 // serial first at offset, one after the other.
 func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset int64) {
 	for int(who) >= len(c.seen) {
-		c.seen = append(c.seen, hist.Vec[seenAt]{})
+		c.seen = append(c.seen, seenRecs{})
 	}
-	c.seen[who].SetRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen, part: pc.part})
+	c.seen[who].setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen, part: pc.part})
 }
 
 // newPartCheck starts checking a partition's leader log from its start.
@@ -194,9 +261,9 @@ type checker struct {
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
 	sources   sourceIndex
-	seen      []hist.Vec[seenAt] // by producer number, by serial: where a judged log holds the record
-	gens      uint32             // partition checks started so far
-	parts     []*partCheck       // by index in the world's partitions
+	seen      []seenRecs   // by producer number, by serial: where a judged log holds the record
+	gens      uint32       // partition checks started so far
+	parts     []*partCheck // by index in the world's partitions
 	acks      hist.List[ackRec]
 	lost      hist.Map[int, struct{}] // acks found lost (by index): reported once
 	fresh     []int                   // acks not checked yet

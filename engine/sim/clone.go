@@ -230,9 +230,9 @@ func (c *checker) clone(cl *cloner) *checker {
 		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
 		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
 		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}
-	d.seen = make([]hist.Vec[seenAt], len(c.seen))
+	d.seen = make([]seenRecs, len(c.seen))
 	for i := range c.seen {
-		d.seen[i] = c.seen[i].Clone()
+		d.seen[i] = c.seen[i].clone()
 	}
 	d.parts = make([]*partCheck, len(c.parts))
 	for i, pc := range c.parts {

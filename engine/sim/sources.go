@@ -10,9 +10,53 @@ import "github.com/eoslab/eoslab/engine/internal/hist"
 // first. Batches without one (plain producers) are in a map.
 type sourceIndex struct {
 	pids    hist.Map[int64, int32] // producer id -> index into bySeq
-	bySeq   []hist.Vec[int32]      // per producer id, by sequence: the newest entry + 1 (0: none)
+	bySeq   []seqHeads             // per producer id, by sequence: the newest entry + 1 (0: none)
 	entries hist.List[sourceEntry]
 	plain   hist.Map[batchKey, source]
+}
+
+// seqHeads maps a producer id's sequences to the newest entry sent with
+// each + 1 (0: none). The first sequence set is kept inline, until
+// another is: most producers of a large world have sent one batch.
+type seqHeads struct {
+	seq  int32
+	head int32            // of seq; 0 once rest is used
+	rest *hist.Vec[int32] // every sequence, once two were set (nil before)
+}
+
+func (h *seqHeads) get(seq int) int32 {
+	switch {
+	case h.head != 0:
+		if seq == int(h.seq) {
+			return h.head
+		}
+		return 0
+	case h.rest == nil:
+		return 0
+	}
+	return h.rest.Get(seq)
+}
+
+func (h *seqHeads) set(seq int, head int32) {
+	if h.rest == nil && (h.head == 0 || seq == int(h.seq)) {
+		h.seq, h.head = int32(seq), head
+		return
+	}
+	if h.rest == nil {
+		h.rest = &hist.Vec[int32]{}
+		h.rest.Set(int(h.seq), h.head)
+		h.head = 0
+	}
+	h.rest.Set(seq, head)
+}
+
+func (h *seqHeads) clone() seqHeads {
+	d := *h
+	if h.rest != nil {
+		r := h.rest.Clone()
+		d.rest = &r
+	}
+	return d
 }
 
 type sourceEntry struct {
@@ -31,16 +75,16 @@ func (x *sourceIndex) set(k batchKey, s source) {
 	if !ok {
 		i = int32(len(x.bySeq))
 		x.pids.Set(k.pid, i)
-		x.bySeq = append(x.bySeq, hist.Vec[int32]{})
+		x.bySeq = append(x.bySeq, seqHeads{})
 	}
-	head := x.bySeq[i].Get(int(k.seq))
+	head := x.bySeq[i].get(int(k.seq))
 	if head > 0 {
 		if e := x.entries.Ptr(int(head - 1)); e.crc == k.crc && e.size == k.size && e.src == s {
 			return // sent again as it was (a retry): nothing new
 		}
 	}
 	x.entries.Append(sourceEntry{crc: k.crc, size: k.size, src: s, next: head})
-	x.bySeq[i].Set(int(k.seq), int32(x.entries.Len()))
+	x.bySeq[i].set(int(k.seq), int32(x.entries.Len()))
 }
 
 func (x *sourceIndex) get(k batchKey) (source, bool) {
@@ -51,7 +95,7 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 	if !ok {
 		return source{}, false
 	}
-	for at := x.bySeq[i].Get(int(k.seq)); at > 0; {
+	for at := x.bySeq[i].get(int(k.seq)); at > 0; {
 		e := x.entries.Ptr(int(at - 1))
 		if e.crc == k.crc && e.size == k.size {
 			return e.src, true
@@ -63,9 +107,9 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 
 // clone returns an index sharing x's entries.
 func (x *sourceIndex) clone() sourceIndex {
-	c := sourceIndex{pids: x.pids.Clone(), entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq))}
+	c := sourceIndex{pids: x.pids.Clone(), entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]seqHeads, len(x.bySeq))}
 	for i := range x.bySeq {
-		c.bySeq[i] = x.bySeq[i].Clone()
+		c.bySeq[i] = x.bySeq[i].clone()
 	}
 	return c
 }
