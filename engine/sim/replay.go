@@ -41,6 +41,9 @@ type action struct {
 
 func (w *World) record(a action) {
 	a.after = w.steps
+	if a.kind == actApply {
+		a.cmd = compactCommand(a.cmd)
+	}
 	switch a.kind {
 	case actStep:
 		if w.run.at > 0 && w.run.limit == a.limit {
@@ -286,7 +289,7 @@ func (r *World) replay(a action) {
 			r.check.run(r)
 			break
 		}
-		if err := r.applyNow(a.cmd); err != nil {
+		if err := r.applyNow(a.command()); err != nil {
 			panic(fmt.Sprintf("replaying %s: %v (the history is not deterministic)", a.cmd.Verb(), err))
 		}
 		r.check.run(r)
