@@ -14,7 +14,7 @@ func (p *Producer) Clone() *Producer {
 	c := *p
 	c.done = p.done.Clone()
 	c.inflight = slices.Clone(p.inflight)
-	c.slab, c.spareReqs = nil, nil
+	c.slab = nil
 	copies := make(map[*Batch]*Batch, len(p.recent))
 	batches := make([]Batch, len(p.recent))
 	c.recent = make([]*Batch, len(p.recent))

@@ -153,20 +153,20 @@ type Producer struct {
 	name        string
 	cfg         *Config // shared by the producers resolved from the same settings; never written
 	pid         int64
-	mode        Mode // mode, epoch and the two flags share a word: a world may hold a million producers
+	mode        Mode // mode, epoch, the fatal error and the flags share a word: a world may hold a million producers
 	initWaiting bool // an InitProducerId request is in flight
 	bumpNeeded  bool
+	fatal       bool // stopped by the fatal error fatalCode
 	epoch       int16
+	fatalCode   kerr.Code
 	initAt      int64                // earliest time to (re)send InitProducerId
 	parts       []*partitionState    // sorted by partition (TxnPartitionMap)
 	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
 	recent      []*Batch             // the others, from the oldest not done
-	reqs        []*request           // requests in flight, by id
-	spareReqs   []*request
-	inflight    []int // requests in flight per broker connection, by broker id
+	reqs        []*request           // requests in flight, by id; reqs[len:cap] holds spare ones (nil: none)
+	inflight    []int                // requests in flight per broker connection, by broker id
 	nextBatchID int
 	serial      int64
-	fatal       string
 	slab        []Batch     // where new batches come from
 	txn         *txnManager // nil unless transactional
 }
@@ -218,7 +218,12 @@ func (p *Producer) ProducerID() int64 { return p.pid }
 func (p *Producer) Epoch() int16      { return p.epoch }
 
 // Fatal is the fatal error that stopped the producer, or "".
-func (p *Producer) Fatal() string { return p.fatal }
+func (p *Producer) Fatal() string {
+	if !p.fatal {
+		return ""
+	}
+	return p.fatalCode.Name()
+}
 
 // Scratch is what producers encode their batches with: a world keeps one
 // for all of them, so that a producer keeps no buffers of its own.
@@ -372,9 +377,8 @@ func (p *Producer) req(id int) *request {
 // addReq records a request in flight to broker b.
 func (p *Producer) addReq(id, b int) *request {
 	var r *request
-	if n := len(p.spareReqs); n > 0 {
-		r = p.spareReqs[n-1]
-		p.spareReqs = p.spareReqs[:n-1]
+	if n := len(p.reqs); n < cap(p.reqs) && p.reqs[:n+1][n] != nil {
+		r = p.reqs[:n+1][n] // a spare one
 		*r = request{batches: r.batches[:0]}
 	} else {
 		r = &request{}
@@ -391,7 +395,10 @@ func (p *Producer) addReq(id, b int) *request {
 // unlinkReq forgets a request that was answered.
 func (p *Producer) unlinkReq(r *request) {
 	if i := slices.Index(p.reqs, r); i >= 0 {
-		p.reqs = slices.Delete(p.reqs, i, i+1)
+		n := len(p.reqs)
+		copy(p.reqs[i:], p.reqs[i+1:])
+		p.reqs[n-1] = nil // the spare ones follow it
+		p.reqs = p.reqs[:n-1]
 	}
 	p.inflight[r.broker]--
 }
@@ -399,7 +406,12 @@ func (p *Producer) unlinkReq(r *request) {
 // recycleReq keeps an unlinked request for reuse.
 func (p *Producer) recycleReq(r *request) {
 	clear(r.batches)
-	p.spareReqs = append(p.spareReqs, r)
+	spare := p.reqs[len(p.reqs):cap(p.reqs)]
+	if i := slices.Index(spare, nil); i >= 0 {
+		spare[i] = r
+	} else {
+		p.reqs = append(p.reqs, r)[:len(p.reqs)] // room for it past the requests in flight
+	}
 }
 
 // Compact drops what the producer keeps only to go faster — spare
@@ -410,7 +422,7 @@ func (p *Producer) Compact() {
 	if len(p.reqs) != 0 || len(p.recent) != 0 {
 		return
 	}
-	p.reqs, p.spareReqs, p.recent = nil, nil, nil
+	p.reqs, p.recent = nil, nil
 	if !slices.ContainsFunc(p.inflight, func(n int) bool { return n != 0 }) {
 		p.inflight = nil
 	}

@@ -19,7 +19,7 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	// A connection delivers in order, so this is the answer to the oldest
 	// request in flight on it, as NetworkClient expects.
 	req := p.req(m.ReplyTo)
-	if req == nil || p.fatal != "" {
+	if req == nil || p.fatal {
 		return false
 	}
 	p.unlinkReq(req)
@@ -256,7 +256,7 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 				ps.unresolved = true
 			}
 		case code == kerr.ProducerFenced, code == kerr.TransactionalIDAuthorizationFailed:
-			p.fatal = code.Name()
+			p.fatal, p.fatalCode = true, code
 		case code == kerr.OutOfOrderSequenceNumber && p.txn == nil:
 			p.requestBump(b.TP)
 		case adjust && p.txn == nil:
@@ -306,7 +306,7 @@ func errorName(state BatchState, code kerr.Code) string {
 // OnTimer handles a timer set by the producer. It returns false when the
 // timer has nothing left to do (the request was answered, the batch is done).
 func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
-	if p.fatal != "" {
+	if p.fatal {
 		return false
 	}
 	switch kind {
@@ -383,7 +383,7 @@ func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env
 // TimerLive reports, without changing anything, whether a timer would
 // still act: its request is unanswered, or its batch is not done.
 func (p *Producer) TimerLive(kind TimerKind, ref int) bool {
-	if p.fatal != "" {
+	if p.fatal {
 		return false
 	}
 	switch kind {

@@ -20,7 +20,7 @@ import (
 // request per broker connection. It reports whether it did anything, and
 // asks to run again when it next has something to do.
 func (p *Producer) RunSender(env Env) bool {
-	if p.fatal != "" {
+	if p.fatal {
 		return false
 	}
 	defer p.scheduleWake(env)
@@ -231,7 +231,7 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 // a batch that can be drained now. Nothing else: a wake that would find
 // nothing to do must never be asked for, or time could not pass.
 func (p *Producer) scheduleWake(env Env) {
-	if p.fatal != "" {
+	if p.fatal {
 		return
 	}
 	now := env.Now()

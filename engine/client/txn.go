@@ -135,8 +135,8 @@ func (p *Producer) Begin(env Env) {
 	switch {
 	case t == nil:
 		p.refuse("beginTransaction", "not a transactional producer (no transactional.id)", env)
-	case p.fatal != "":
-		p.refuse("beginTransaction", "the producer hit the fatal error "+p.fatal, env)
+	case p.fatal:
+		p.refuse("beginTransaction", "the producer hit the fatal error "+p.Fatal(), env)
 	case t.state == AbortableError:
 		// maybeFailWithError comes before the transition: the error is thrown.
 		p.refuse("beginTransaction", "the transaction hit "+t.lastError.Name()+"; it must be aborted first", env)
@@ -220,8 +220,8 @@ func (p *Producer) End(commit bool, env Env) {
 	case t == nil:
 		p.refuse(call, "not a transactional producer", env)
 		return
-	case p.fatal != "":
-		p.refuse(call, "the producer hit the fatal error "+p.fatal, env)
+	case p.fatal:
+		p.refuse(call, "the producer hit the fatal error "+p.Fatal(), env)
 		return
 	case commit && t.state == AbortableError:
 		p.refuse(call, "the transaction hit "+t.lastError.Name()+"; abort it instead", env)
@@ -393,7 +393,7 @@ func (p *Producer) fence(code kerr.Code, env Env) {
 }
 
 func (p *Producer) setFatal(code kerr.Code, env Env) {
-	p.fatal = code.Name()
+	p.fatal, p.fatalCode = true, code
 	if p.txn != nil {
 		p.txn.state, p.txn.lastError = FatalError, code
 	}

@@ -233,9 +233,10 @@ func (w *World) currentConn(p connPair, ps *pairState) *connection {
 const idleAbove = 256
 
 // idleConn drops the state of a producer's open connection once nothing
-// travels on it, keeping its id in its pair (wakeConn makes it again).
-// What it drops is what a connection is when it is opened: no message on
-// the wire or waiting to be read, no request being handled, not broken,
+// travels on it, keeping its id in its pair (wakeConn makes it again); a
+// producer that still has batches to send keeps it, to use it soon. What
+// it drops is what a connection is when it is opened: no message on the
+// wire or waiting to be read, no request being handled, not broken,
 // nothing due later than now (every message on it has arrived), its name
 // made again from its key. Only a delivery ends with nothing on the wire,
 // and nothing but the pair and w.conns points to a connection then.
@@ -244,6 +245,9 @@ func (w *World) idleConn(c *connection) {
 		c.wire != 0 || c.busy != 0 || len(c.inbox) != 0 || c.brokeAt != 0 || c.ps.c != c ||
 		c.key.channel != clientChannel || c.id > math.MaxInt32 || max(c.due[0], c.due[1]) > w.now {
 		return
+	}
+	if s := c.slot; s.p != nil && !s.removed && s.p.Pending() {
+		return // it has batches to send: it will use the connection again soon
 	}
 	delete(w.conns, c.id)
 	c.ps.c, c.ps.idle = nil, int32(c.id)

@@ -34,7 +34,7 @@ func buildProducers(tb testing.TB, n int) *World {
 	return w
 }
 
-// BenchmarkWorldProducers builds a world of 10k and of 1M idempotent
+// BenchmarkWorldProducers builds a world of 10k, 100k and 1M idempotent
 // producers, each with one batch on a partition, and reports its heap per
 // producer (runtime.MemStats, after a collection) and the time to build it
 // (budget: 1M producers in 1 GB, built in 5 s; each producer-state entry
@@ -43,7 +43,7 @@ func BenchmarkWorldProducers(b *testing.B) {
 	for _, size := range []struct {
 		name string
 		n    int
-	}{{"10k", 10_000}, {"1M", 1_000_000}} {
+	}{{"10k", 10_000}, {"100k", 100_000}, {"1M", 1_000_000}} {
 		b.Run(size.name, func(b *testing.B) {
 			for b.Loop() {
 				var m0, m1 runtime.MemStats
