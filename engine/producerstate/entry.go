@@ -26,17 +26,40 @@ func (m BatchMeta) FirstSeq() int32 { return record.DecrementSequence(m.LastSeq,
 func (m BatchMeta) FirstOffset() int64 { return m.LastOffset - int64(m.OffsetDelta) }
 
 // Entry is what one partition remembers about one producer id. Its layout
-// is kept to 144 bytes (a Go size class) so that a million producers fit
-// the memory budget; the first offset of an open transaction lives in the
-// Manager, which needs it sorted for the LSO anyway.
+// is kept to 64 bytes (a Go size class) with the oldest remembered batch
+// inline and the four others apart, allocated with the second: most
+// producers of a large world have written one batch to a partition, and a
+// million of them fit the memory budget. The first offset of an open
+// transaction lives in the Manager, which needs it sorted for the LSO
+// anyway.
 type Entry struct {
 	producerID       int64
 	lastTimestamp    int64
-	batches          [NumBatchesToRetain]BatchMeta // oldest first
+	first            BatchMeta                          // the oldest remembered batch
+	more             *[NumBatchesToRetain - 1]BatchMeta // the others, oldest first (nil until a second one); never shared
 	coordinatorEpoch int32
 	epoch            int16
 	n                uint8
 	txnOpen          bool
+}
+
+// at is the i-th remembered batch, oldest first (i < NumBatchesToRetain;
+// e.more is allocated for i > 0).
+func (e *Entry) at(i int) *BatchMeta {
+	if i == 0 {
+		return &e.first
+	}
+	return &e.more[i-1]
+}
+
+// copied is a copy of e that shares nothing with it.
+func (e *Entry) copied() Entry {
+	c := *e
+	if e.more != nil {
+		more := *e.more
+		c.more = &more
+	}
+	return c
 }
 
 func newEntry(pid int64) *Entry {
@@ -62,17 +85,31 @@ func (e *Entry) InTransaction() bool { return e.txnOpen }
 func (e *Entry) Len() int { return int(e.n) }
 
 // Batch returns the i-th remembered batch, oldest first.
-func (e *Entry) Batch(i int) BatchMeta { return e.batches[:e.n][i] }
+func (e *Entry) Batch(i int) BatchMeta {
+	if i < 0 || i >= int(e.n) {
+		panic("producerstate: batch index out of range")
+	}
+	return *e.at(i)
+}
 
 // Batches copies the remembered batches, oldest first.
-func (e *Entry) Batches() []BatchMeta { return append([]BatchMeta(nil), e.batches[:e.n]...) }
+func (e *Entry) Batches() []BatchMeta {
+	if e.n == 0 {
+		return nil
+	}
+	out := make([]BatchMeta, e.n)
+	for i := range out {
+		out[i] = *e.at(i)
+	}
+	return out
+}
 
 // LastSeq is the last sequence of the newest remembered batch, or -1.
 func (e *Entry) LastSeq() int32 {
 	if e.n == 0 {
 		return record.NoSequence
 	}
-	return e.batches[e.n-1].LastSeq
+	return e.at(int(e.n) - 1).LastSeq
 }
 
 // LastOffset is the last offset of the newest remembered batch, or -1.
@@ -80,14 +117,14 @@ func (e *Entry) LastOffset() int64 {
 	if e.n == 0 {
 		return -1
 	}
-	return e.batches[e.n-1].LastOffset
+	return e.at(int(e.n) - 1).LastOffset
 }
 
 // findDuplicate returns the index of the remembered batch with exactly this
 // sequence range, or -1 (ProducerStateEntry.batchWithSequenceRange).
 func (e *Entry) findDuplicate(firstSeq, lastSeq int32) int {
 	for i := 0; i < int(e.n); i++ {
-		if m := &e.batches[i]; m.LastSeq == lastSeq && m.FirstSeq() == firstSeq {
+		if m := e.at(i); m.LastSeq == lastSeq && m.FirstSeq() == firstSeq {
 			return i
 		}
 	}
@@ -106,9 +143,13 @@ func (e *Entry) setEpoch(epoch int16) {
 // push remembers a batch, dropping the oldest beyond five.
 func (e *Entry) push(m BatchMeta) {
 	if e.n == NumBatchesToRetain {
-		copy(e.batches[:], e.batches[1:])
+		e.first = e.more[0]
+		copy(e.more[:], e.more[1:])
 		e.n--
 	}
-	e.batches[e.n] = m
+	if e.n > 0 && e.more == nil {
+		e.more = new([NumBatchesToRetain - 1]BatchMeta)
+	}
+	*e.at(int(e.n)) = m
 	e.n++
 }

@@ -61,7 +61,7 @@ func (m *Manager) UpdateMapEndOffset(offset int64) { m.mapEndOffset = offset }
 // Lookup returns a copy of the entry for pid.
 func (m *Manager) Lookup(pid int64) (Entry, bool) {
 	if e, ok := m.entries[pid]; ok {
-		return *e, true
+		return e.copied(), true
 	}
 	return Entry{}, false
 }
@@ -70,7 +70,7 @@ func (m *Manager) Lookup(pid int64) (Entry, bool) {
 func (m *Manager) Entries() []Entry {
 	out := make([]Entry, 0, len(m.entries))
 	for _, e := range m.entries {
-		out = append(out, *e)
+		out = append(out, e.copied())
 	}
 	slices.SortFunc(out, func(a, b Entry) int { return cmpInt64(a.producerID, b.producerID) })
 	return out
@@ -261,11 +261,23 @@ func (m *Manager) RemoveExpired(now int64) []int64 {
 func (m *Manager) Clone() *Manager {
 	c := &Manager{expirationMs: m.expirationMs, entries: make(map[int64]*Entry, len(m.entries)),
 		ongoing: slices.Clone(m.ongoing), unreplicated: slices.Clone(m.unreplicated), mapEndOffset: m.mapEndOffset}
-	// One allocation for all the entries.
+	// One allocation for all the entries, one for all their other batches.
 	copies := make([]Entry, 0, len(m.entries))
+	more := 0
+	for _, e := range m.entries {
+		if e.more != nil {
+			more++
+		}
+	}
+	mores := make([][NumBatchesToRetain - 1]BatchMeta, 0, more)
 	for pid, e := range m.entries {
 		copies = append(copies, *e)
-		c.entries[pid] = &copies[len(copies)-1]
+		d := &copies[len(copies)-1]
+		if e.more != nil {
+			mores = append(mores, *e.more)
+			d.more = &mores[len(mores)-1]
+		}
+		c.entries[pid] = d
 	}
 	return c
 }

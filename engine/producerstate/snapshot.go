@@ -45,7 +45,7 @@ func (m *Manager) Snapshot() []SnapshotEntry {
 			Timestamp: e.lastTimestamp, CoordinatorEpoch: e.coordinatorEpoch, CurrentTxnFirstOffset: -1,
 		}
 		if e.n > 0 {
-			s.OffsetDelta = e.batches[e.n-1].OffsetDelta
+			s.OffsetDelta = e.at(int(e.n) - 1).OffsetDelta
 		}
 		if e.txnOpen {
 			s.CurrentTxnFirstOffset, _ = m.TxnFirstOffset(e.producerID)

@@ -199,13 +199,13 @@ func Validate(e *Entry, b Batch, origin Origin) Decision {
 		d.Path.add(CheckProducer, Known)
 		d.EntryEpoch, d.EntryLastSeq, d.WindowLen = e.epoch, e.LastSeq(), e.n
 		if e.n > 0 {
-			d.WindowFirst = e.batches[0].FirstSeq()
+			d.WindowFirst = e.first.FirstSeq()
 		}
 		if origin == Client {
 			if b.Epoch == e.epoch {
 				if i := e.findDuplicate(b.BaseSeq, b.LastSeq()); i >= 0 {
 					d.Path.add(CheckDuplicate, DuplicateFound)
-					d.Outcome, d.Match, d.Original = Duplicate, int8(i), e.batches[i]
+					d.Outcome, d.Match, d.Original = Duplicate, int8(i), *e.at(i)
 					return d
 				}
 			}
