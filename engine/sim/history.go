@@ -44,8 +44,19 @@ func fits32(vs ...int) bool {
 	return true
 }
 
-// compactCommand is the form the history keeps c in.
-func compactCommand(c script.Command) script.Command {
+// compactCommand is the form the history keeps c in. A command given
+// again (the same pointer: commands are never changed once given) gets
+// the form it got last time, so that a caller sending one command over
+// and over makes nothing new.
+func (w *World) compactCommand(c script.Command) script.Command {
+	if c == w.lastCmd {
+		return w.lastCompact
+	}
+	w.lastCmd, w.lastCompact = c, compactForm(c)
+	return w.lastCompact
+}
+
+func compactForm(c script.Command) script.Command {
 	switch c := c.(type) {
 	case *script.Send:
 		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && fits32(c.TP.Partition, c.Count, c.At.Line, c.At.Col) {
@@ -60,13 +71,37 @@ func compactCommand(c script.Command) script.Command {
 	return c
 }
 
+func (s *sentRecords) send() script.Send {
+	return script.Send{At: s.Position(), Producer: s.producer, TP: script.TopicPartition{Topic: s.topic, Partition: int(s.partition)}, Count: int(s.count)}
+}
+
+func (p *madeProducer) producer() script.Producer {
+	return script.Producer{At: p.Position(), Name: p.name, Mode: p.mode}
+}
+
 // command is the command an entry of the history keeps, as it was given.
 func (a *action) command() script.Command {
 	switch c := a.cmd.(type) {
 	case *sentRecords:
-		return &script.Send{At: c.Position(), Producer: c.producer, TP: script.TopicPartition{Topic: c.topic, Partition: int(c.partition)}, Count: int(c.count)}
+		s := c.send()
+		return &s
 	case *madeProducer:
-		return &script.Producer{At: c.Position(), Name: c.name, Mode: c.mode}
+		p := c.producer()
+		return &p
 	}
 	return a.cmd
+}
+
+// applyKept is applyNow for a command the history kept, compact or not:
+// a replay makes no command again to apply it.
+func (w *World) applyKept(c script.Command) error {
+	switch c := c.(type) {
+	case *sentRecords:
+		s := c.send()
+		return w.applySend(&s)
+	case *madeProducer:
+		p := c.producer()
+		return w.createProducer(&p)
+	}
+	return w.applyNow(c)
 }

@@ -42,7 +42,7 @@ type action struct {
 func (w *World) record(a action) {
 	a.after = w.steps
 	if a.kind == actApply {
-		a.cmd = compactCommand(a.cmd)
+		a.cmd = w.compactCommand(a.cmd)
 	}
 	switch a.kind {
 	case actStep:
@@ -289,7 +289,7 @@ func (r *World) replay(a action) {
 			r.check.run(r)
 			break
 		}
-		if err := r.applyNow(a.command()); err != nil {
+		if err := r.applyKept(a.cmd); err != nil {
 			panic(fmt.Sprintf("replaying %s: %v (the history is not deterministic)", a.cmd.Verb(), err))
 		}
 		r.check.run(r)

@@ -10,6 +10,7 @@ import (
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/eoslab/eoslab/engine/txn"
 )
@@ -171,6 +172,9 @@ type World struct {
 	lastDecEvt        *trace.Event // the last decision, when events are not kept
 	// Real clients (eoslab serve); nil without any.
 	ext *extWorld
+
+	// The last command the history kept, and the form it kept it in (history.go).
+	lastCmd, lastCompact script.Command
 
 	diagnoses  []Diagnosis   // every `diagnose`, judged (diagnose.go)
 	lastReplay *ReplayResult // what the last `replay` found, nil if none
