@@ -375,9 +375,9 @@ func (w *World) createProducer(c *script.Producer) error {
 	for _, kv := range c.Config {
 		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
 	}
-	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode), config: settings}
-	if c.TxnID != "" {
-		s.tx = &slotTxn{id: c.TxnID}
+	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode)}
+	if c.TxnID != "" || settings != nil {
+		s.tx = &slotTxn{id: c.TxnID, config: settings}
 	}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
@@ -593,7 +593,7 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	b.WriteString(strconv.Itoa(int(s.mode)))
 	b.WriteByte(0)
 	b.WriteString(s.txnID())
-	for _, kv := range s.config {
+	for _, kv := range s.config() {
 		b.WriteByte(0)
 		b.WriteString(kv.Key)
 		b.WriteByte(1)
@@ -603,7 +603,7 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	if rc, ok := w.configs[key]; ok {
 		return rc
 	}
-	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config)
+	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config())
 	rc := resolvedConfig{cfg: &cfg, warnings: warnings, err: err}
 	if w.configs == nil {
 		w.configs = map[string]resolvedConfig{}

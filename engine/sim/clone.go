@@ -88,7 +88,6 @@ func (w *World) clone(live bool) *World {
 			t.p = s.p.Clone()
 		}
 		t.env = producerEnv{c, &t, s.env.life}
-		t.config = s.config // never changed
 		if s.tx != nil {
 			tx := *s.tx
 			tx.acked = make([]*client.Batch, len(s.tx.acked))

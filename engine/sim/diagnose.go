@@ -113,7 +113,7 @@ func (w *World) inputs() []script.Command {
 			case *script.Diagnose, *script.Replay, *replayed:
 				continue
 			}
-			out = append(out, a.command())
+			out = append(out, w.command(&a))
 		case actAdvance:
 			out = append(out, &script.Advance{Ms: a.at})
 		}

@@ -12,9 +12,10 @@ import (
 // of the parsed command), made again, equal, when the history is read:
 // a world of a million producers keeps two million of them.
 
-// sentRecords is a *script.Send without a key or a value.
+// sentRecords is a *script.Send without a key or a value to the cluster's
+// topic (fixed once a producer exists, which a send needs).
 type sentRecords struct {
-	producer, topic  string
+	producer         string
 	partition, count int32
 	line, col        int32
 }
@@ -52,15 +53,15 @@ func (w *World) compactCommand(c script.Command) script.Command {
 	if c == w.lastCmd {
 		return w.lastCompact
 	}
-	w.lastCmd, w.lastCompact = c, compactForm(c)
+	w.lastCmd, w.lastCompact = c, w.compactForm(c)
 	return w.lastCompact
 }
 
-func compactForm(c script.Command) script.Command {
+func (w *World) compactForm(c script.Command) script.Command {
 	switch c := c.(type) {
 	case *script.Send:
-		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && fits32(c.TP.Partition, c.Count, c.At.Line, c.At.Col) {
-			return &sentRecords{producer: c.Producer, topic: c.TP.Topic, partition: int32(c.TP.Partition), count: int32(c.Count),
+		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && c.TP.Topic == w.cluster.Topic && fits32(c.TP.Partition, c.Count, c.At.Line, c.At.Col) {
+			return &sentRecords{producer: c.Producer, partition: int32(c.TP.Partition), count: int32(c.Count),
 				line: int32(c.At.Line), col: int32(c.At.Col)}
 		}
 	case *script.Producer:
@@ -71,19 +72,19 @@ func compactForm(c script.Command) script.Command {
 	return c
 }
 
-func (s *sentRecords) send() script.Send {
-	return script.Send{At: s.Position(), Producer: s.producer, TP: script.TopicPartition{Topic: s.topic, Partition: int(s.partition)}, Count: int(s.count)}
+func (s *sentRecords) send(topic string) script.Send {
+	return script.Send{At: s.Position(), Producer: s.producer, TP: script.TopicPartition{Topic: topic, Partition: int(s.partition)}, Count: int(s.count)}
 }
 
 func (p *madeProducer) producer() script.Producer {
 	return script.Producer{At: p.Position(), Name: p.name, Mode: p.mode}
 }
 
-// command is the command an entry of the history keeps, as it was given.
-func (a *action) command() script.Command {
+// command is the command an entry of w's history keeps, as it was given.
+func (w *World) command(a *action) script.Command {
 	switch c := a.cmd.(type) {
 	case *sentRecords:
-		s := c.send()
+		s := c.send(w.cluster.Topic)
 		return &s
 	case *madeProducer:
 		p := c.producer()
@@ -97,7 +98,7 @@ func (a *action) command() script.Command {
 func (w *World) applyKept(c script.Command) error {
 	switch c := c.(type) {
 	case *sentRecords:
-		s := c.send()
+		s := c.send(w.cluster.Topic)
 		return w.applySend(&s)
 	case *madeProducer:
 		p := c.producer()

@@ -64,13 +64,12 @@ type partMeta struct {
 }
 
 type producerSlot struct {
-	name   string
-	env    producerEnv // the current incarnation's view of the world (used as &env)
-	p      *client.Producer
-	life   int // incarnation: a restart makes a new one
-	tx     *slotTxn
-	config []client.Setting
-	held   []item // items that fell due while paused
+	name string
+	env  producerEnv // the current incarnation's view of the world (used as &env)
+	p    *client.Producer
+	life int // incarnation: a restart makes a new one
+	tx   *slotTxn
+	held []item // items that fell due while paused
 	// The flags and the mode share a word: a world may hold a million producers.
 	paused      bool
 	removed     bool // creation failed (ConfigException)
@@ -81,12 +80,14 @@ type producerSlot struct {
 	pairs       []pairState // by broker id: its connections
 }
 
-// slotTxn is what a slot keeps of transactions: nil for a producer that
-// never ended one and has no transactional id (most of a large world).
+// slotTxn is what a slot keeps of its settings and transactions: nil for
+// a producer with Kafka's defaults that never ended a transaction (most of
+// a large world).
 type slotTxn struct {
-	id    string
-	acked []*client.Batch // acknowledged in the open transaction
-	ends  int             // transactions whose end the checker has seen
+	id     string
+	config []client.Setting // as the producer command gave them; never changed
+	acked  []*client.Batch  // acknowledged in the open transaction
+	ends   int              // transactions whose end the checker has seen
 }
 
 // txnID is the transactional id the producer was created with, or "".
@@ -95,6 +96,14 @@ func (s *producerSlot) txnID() string {
 		return ""
 	}
 	return s.tx.id
+}
+
+// config is the settings the producer was created with.
+func (s *producerSlot) config() []client.Setting {
+	if s.tx == nil {
+		return nil
+	}
+	return s.tx.config
 }
 
 // flight is a message in transit.
