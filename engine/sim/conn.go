@@ -269,7 +269,9 @@ func (w *World) wakeConn(p connPair, ps *pairState) *connection {
 // connection may be forgotten, an open one made idle.
 func (w *World) afterDeliver(c *connection) {
 	w.maybeForget(c)
-	w.idleConn(c)
+	if len(w.conns) > w.connsKept {
+		w.idleConn(c)
+	}
 }
 
 // wakeConnsOf makes every idle connection of the producers (all of them
