@@ -138,25 +138,34 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	default:
 		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	// Packed in one go into the slab: With would copy the event for each
-	// of its fifteen attributes.
-	attrs := [...]trace.Attr{
-		{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
-		trace.Attr{Key: "producer_id", Val: trace.Int(h.ProducerID)}, trace.Attr{Key: "producer_epoch", Val: trace.Int(int64(h.ProducerEpoch))},
-		trace.Attr{Key: "base_sequence", Val: trace.Int(int64(h.BaseSequence))}, trace.Attr{Key: "last_sequence", Val: trace.Int(int64(h.LastSequence()))},
-		trace.Attr{Key: "record_count", Val: trace.Int(int64(h.RecordsCount))}, trace.Attr{Key: "transactional", Val: trace.Bool(h.Attributes.Transactional())},
-		trace.Attr{Key: "outcome", Val: trace.Str(outcome)}, trace.Attr{Key: "error", Val: trace.Str(ar.Error.Name())},
-		trace.Attr{Key: "base_offset", Val: trace.Int(ar.BaseOffset)},
-		trace.Attr{Key: "producer", Val: trace.Str(m.From.String())}, trace.Attr{Key: "batch", Val: trace.Int(int64(pb.BatchID))},
-		trace.Attr{Key: "request", Val: trace.Int(int64(m.ID))}, {}}
 	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t)}
-	n := len(attrs) - 1
+	var path string
 	if ar.Checked {
 		e.Decision = slab.Decision(&ar.Decision)
-		attrs[n] = trace.Attr{Key: "path", Val: trace.Str(slab.Path(ar.Decision.Path))}
-		n++
+		path = slab.Path(ar.Decision.Path)
 	}
-	e.Attrs = slab.Attrs(attrs[:n]...)
+	// Written straight into the slab: With would copy the event for each
+	// of its fifteen attributes.
+	producer, errName := m.From.String(), ar.Error.Name()
+	a := slab.Begin(128 + len(tp) + len(producer) + len(errName) + len(path))
+	a.Int(trace.KeyBroker, int64(b.ID))
+	a.Str(trace.KeyPartition, tp)
+	a.Int(trace.KeyProducerID, h.ProducerID)
+	a.Int(trace.KeyProducerEpoch, int64(h.ProducerEpoch))
+	a.Int(trace.KeyBaseSequence, int64(h.BaseSequence))
+	a.Int(trace.KeyLastSequence, int64(h.LastSequence()))
+	a.Int(trace.KeyRecordCount, int64(h.RecordsCount))
+	a.Bool(trace.KeyTransactional, h.Attributes.Transactional())
+	a.Str(trace.KeyOutcome, outcome)
+	a.Str(trace.KeyError, errName)
+	a.Int(trace.KeyBaseOffset, ar.BaseOffset)
+	a.Str(trace.KeyProducer, producer)
+	a.Int(trace.KeyBatch, int64(pb.BatchID))
+	a.Int(trace.KeyRequest, int64(m.ID))
+	if ar.Checked {
+		a.Str(trace.KeyPath, path)
+	}
+	e.Attrs = a.Done()
 	return e
 }
 

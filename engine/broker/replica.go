@@ -168,10 +168,14 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = strconv.AppendInt(append(t, " to "...), after, 10)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			env.Emit(trace.Event{Kind: "hw.advance", Text: slab.Text(t), Attrs: slab.Attrs(
-				trace.Attr{Key: "broker", Val: trace.Int(int64(b.ID))}, trace.Attr{Key: "partition", Val: trace.Str(tp)},
-				trace.Attr{Key: "high_watermark", Val: trace.Int(after)},
-				trace.Attr{Key: "last_stable_offset", Val: trace.Int(r.Log.LastStableOffset())})})
+			e := trace.Event{Kind: "hw.advance", Text: slab.Text(t)}
+			a := slab.Begin(64 + len(tp))
+			a.Int(trace.KeyBroker, int64(b.ID))
+			a.Str(trace.KeyPartition, tp)
+			a.Int(trace.KeyHighWatermark, after)
+			a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
+			e.Attrs = a.Done()
+			env.Emit(e)
 		}
 		for _, f := range r.followers {
 			if f.knownHW < after && !slices.Contains(answering, f.id) {

@@ -479,9 +479,14 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
 		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
-		env.Emit(trace.Event{Kind: "producer.enqueue", Text: slab.Text(t), Attrs: slab.Attrs(
-			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
-			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(count))})})
+		e := trace.Event{Kind: "producer.enqueue", Text: slab.Text(t)}
+		a := slab.Begin(32 + len(p.name) + len(tps))
+		a.Str(trace.KeyProducer, p.name)
+		a.Int(trace.KeyBatch, int64(b.ID))
+		a.Str(trace.KeyPartition, tps)
+		a.Int(trace.KeyRecordCount, int64(count))
+		e.Attrs = a.Done()
+		env.Emit(e)
 	}
 	return b
 }

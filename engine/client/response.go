@@ -156,10 +156,16 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
 			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
 		}
-		env.Emit(trace.Event{Kind: "producer.ack", Text: slab.Text(t), Attrs: slab.Attrs(
-			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
-			trace.Attr{Key: "partition", Val: trace.Str(tps)}, trace.Attr{Key: "base_sequence", Val: trace.Int(int64(b.Seq))},
-			trace.Attr{Key: "base_offset", Val: trace.Int(baseOffset)}, trace.Attr{Key: "record_count", Val: trace.Int(int64(b.Count))})})
+		e := trace.Event{Kind: "producer.ack", Text: slab.Text(t)}
+		a := slab.Begin(64 + len(p.name) + len(tps))
+		a.Str(trace.KeyProducer, p.name)
+		a.Int(trace.KeyBatch, int64(b.ID))
+		a.Str(trace.KeyPartition, tps)
+		a.Int(trace.KeyBaseSequence, int64(b.Seq))
+		a.Int(trace.KeyBaseOffset, baseOffset)
+		a.Int(trace.KeyRecordCount, int64(b.Count))
+		e.Attrs = a.Done()
+		env.Emit(e)
 	}
 }
 

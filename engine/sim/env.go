@@ -228,19 +228,29 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			b = strconv.AppendInt(append(b, " (held back "...), DelayMs, 10)
 			b = append(b, " ms, and the connection with it)"...)
 		}
-		// Packed in one go into the slab: With would copy the event for
-		// each attribute, on the hottest event of a traced run.
-		attrs := [...]trace.Attr{
-			{Key: "message", Val: trace.Int(int64(id))}, trace.Attr{Key: "api", Val: trace.Str(api)},
-			trace.Attr{Key: "response", Val: trace.Bool(resp)}, trace.Attr{Key: "from", Val: trace.Str(fromS)},
-			trace.Attr{Key: "to", Val: trace.Str(toS)}, trace.Attr{Key: "due_ms", Val: trace.Int(f.due)},
-			trace.Attr{Key: "delayed", Val: trace.Bool(f.delayed)}, trace.Attr{Key: "connection", Val: trace.Str(c.name())}, {}}
-		n := len(attrs) - 1
-		if req, ok := body.(msg.ProduceRequest); ok {
-			attrs[n] = trace.Attr{Key: "batches", Val: trace.JSON(w.batchRefs(req))}
-			n++
+		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
+		req, isProduce := body.(msg.ProduceRequest)
+		var batches string
+		if isProduce {
+			batches = w.batchRefs(req)
 		}
-		w.emit(trace.Event{Kind: "message.send", Text: w.slab.Text(b), Attrs: w.slab.Attrs(attrs[:n]...)})
+		// Written straight into the slab: With would copy the event for
+		// each attribute, on the hottest event of a traced run.
+		conn := c.name()
+		a := w.slab.Begin(64 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
+		a.Int(trace.KeyMessage, int64(id))
+		a.Str(trace.KeyAPI, api)
+		a.Bool(trace.KeyResponse, resp)
+		a.Str(trace.KeyFrom, fromS)
+		a.Str(trace.KeyTo, toS)
+		a.Int(trace.KeyDueMs, f.due)
+		a.Bool(trace.KeyDelayed, f.delayed)
+		a.Str(trace.KeyConnection, conn)
+		if isProduce {
+			a.JSON(trace.KeyBatches, batches)
+		}
+		e.Attrs = a.Done()
+		w.emit(e)
 	}
 	if refused && c.closed == connOpen {
 		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))

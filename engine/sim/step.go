@@ -307,10 +307,15 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
 	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
 	b = append(append(append(b, " from "...), from...), note...)
-	return trace.Event{Kind: "message.deliver", Text: w.slab.Text(b), Attrs: w.slab.Attrs(
-		trace.Attr{Key: "message", Val: trace.Int(int64(m.ID))}, trace.Attr{Key: "api", Val: trace.Str(api)},
-		trace.Attr{Key: "response", Val: trace.Bool(m.Body.IsResponse())}, trace.Attr{Key: "from", Val: trace.Str(from)},
-		trace.Attr{Key: "to", Val: trace.Str(to)})}
+	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
+	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
+	a.Int(trace.KeyMessage, int64(m.ID))
+	a.Str(trace.KeyAPI, api)
+	a.Bool(trace.KeyResponse, m.Body.IsResponse())
+	a.Str(trace.KeyFrom, from)
+	a.Str(trace.KeyTo, to)
+	e.Attrs = a.Done()
+	return e
 }
 
 func (w *World) deliverToBroker(f *flight) bool {

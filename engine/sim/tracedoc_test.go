@@ -268,6 +268,21 @@ func TestTraceKeysAreDocumented(t *testing.T) {
 	}
 }
 
+// Every key the played sessions' events carry is in trace's table of
+// keys, so that a packed attribute names it in one byte. (With
+// TestTraceKeysAreDocumented, which finds every key of docs/trace.md's
+// key tables on some event, every one of those is in the table too.)
+func TestTraceKeysAreNumbered(t *testing.T) {
+	seen := played(t).keys
+	for _, kind := range sortedKeys(seen) {
+		for _, key := range sortedKeys(seen[kind]) {
+			if _, ok := trace.KeyOf(key); !ok {
+				t.Errorf("%q events carry %q, which trace's table of keys does not have", kind, key)
+			}
+		}
+	}
+}
+
 func sortedKeys[K ~string, V any](m map[K]V) []K {
 	out := make([]K, 0, len(m))
 	for k := range m {

@@ -4,89 +4,191 @@ import (
 	"encoding/binary"
 	"iter"
 	"slices"
+	"strconv"
 	"unsafe"
 )
 
 // Attrs is an event's attributes, in order, packed into bytes: for each,
-// its key's length (a uvarint) and the key, the value's kind (one byte)
-// and the value — an integer as a varint, a boolean as one byte, a text
-// as its length (a uvarint) and its bytes.
+// its key — one byte, the key's number in the table of the keys
+// docs/trace.md fixes (keys), or inlineKey followed by the key's length
+// (a uvarint) and its bytes for any other key — then the value's kind
+// (one byte) and the value: an integer as a varint, a boolean as one
+// byte, a text as its length (a uvarint) and its bytes.
 //
 // Packed, an event's attributes hold no pointers, so the collector never
-// scans them however long the trace grows, and they take about a third
-// of the room of a slice of Attr. Two events with the same attributes
-// have equal Attrs, byte for byte, which is what reflect.DeepEqual (the
-// time-travel tests) compares. Bytes once appended are never changed:
-// the strings read from them (Get, All) share them.
+// scans them however long the trace grows, and they take about a sixth
+// of the room of a slice of Attr. A key in the table is always written
+// as its number, whoever packs it (Append, With, a Slab's Builder), so
+// two events with the same attributes have equal Attrs, byte for byte,
+// which is what reflect.DeepEqual (the time-travel tests) compares. Bytes
+// once appended are never changed: the strings read from them (Get, All)
+// share them.
 type Attrs []byte
+
+// Key is a key of docs/trace.md by its number in the table of keys: the
+// one byte a packed attribute names it by. The constants are the keys of
+// the produce path's events, which a Builder writes.
+type Key uint8
+
+// The keys of the produce path's events (docs/trace.md).
+const (
+	KeyMessage Key = iota
+	KeyAPI
+	KeyResponse
+	KeyFrom
+	KeyTo
+	KeyDueMs
+	KeyDelayed
+	KeyConnection
+	KeyBatches
+	KeyProducer
+	KeyBatch
+	KeyPartition
+	KeyRecordCount
+	KeyBroker
+	KeyProducerID
+	KeyProducerEpoch
+	KeyBaseSequence
+	KeyLastSequence
+	KeyTransactional
+	KeyOutcome
+	KeyError
+	KeyBaseOffset
+	KeyRequest
+	KeyPath
+	KeyHighWatermark
+	KeyLastStableOffset
+)
+
+// keys is the table of keys, by number: the produce path's first (the
+// constants above), then every other key docs/trace.md fixes. It is read
+// only. Attrs are never stored outside the running process, so the
+// numbers may change from one version to the next; a key missing here
+// is written out in full.
+var keys = [...]string{
+	KeyMessage: "message", KeyAPI: "api", KeyResponse: "response", KeyFrom: "from", KeyTo: "to",
+	KeyDueMs: "due_ms", KeyDelayed: "delayed", KeyConnection: "connection", KeyBatches: "batches",
+	KeyProducer: "producer", KeyBatch: "batch", KeyPartition: "partition", KeyRecordCount: "record_count",
+	KeyBroker: "broker", KeyProducerID: "producer_id", KeyProducerEpoch: "producer_epoch",
+	KeyBaseSequence: "base_sequence", KeyLastSequence: "last_sequence", KeyTransactional: "transactional",
+	KeyOutcome: "outcome", KeyError: "error", KeyBaseOffset: "base_offset", KeyRequest: "request",
+	KeyPath: "path", KeyHighWatermark: "high_watermark", KeyLastStableOffset: "last_stable_offset",
+
+	"aborted", "acks", "action", "anomalies", "anomaly", "brokers", "by_ms", "bytes", "call",
+	"candidates", "clean", "client", "command", "committed", "consumer", "coordinator_epoch", "count",
+	"duration_min", "errors", "exception", "fault", "feature", "first", "from_offset", "generation",
+	"group", "group_generation", "hanging", "how", "idempotent", "isolation", "isr", "label", "last",
+	"last_timestamp", "leader", "leader_epoch", "log_end_offset", "lso", "max_timeout_ms", "member",
+	"members", "min_insync", "mode", "name", "offset", "offsets", "old_epoch", "opener", "partitions",
+	"previous", "previous_leader", "producer_ids", "reason", "replayed", "rf", "right", "serials",
+	"snapshot_offset", "start_offset", "state", "steps", "target", "timeout_ms", "to_offset", "topic",
+	"transactional_id", "type", "warning",
+}
+
+// inlineKey marks a key that is not in the table: its length and bytes
+// follow.
+const inlineKey = 0xff
+
+// The table's numbers fit in the key's byte, below inlineKey.
+var _ [inlineKey - len(keys)]struct{}
+
+// keyNumbers is the table the other way round (read only).
+var keyNumbers = func() map[string]Key {
+	m := make(map[string]Key, len(keys))
+	for i, k := range keys {
+		m[k] = Key(i)
+	}
+	return m
+}()
+
+// String is the key's name.
+func (k Key) String() string { return keys[k] }
+
+// KeyOf returns the number of a key of the table.
+func KeyOf(name string) (Key, bool) {
+	k, ok := keyNumbers[name]
+	return k, ok
+}
 
 // Append appends the attributes to a and returns the result.
 func (a Attrs) Append(attrs ...Attr) Attrs {
-	n := len(a)
 	a = slices.Grow(a, bound(attrs))
-	return a[:n+encode(a[n:n+bound(attrs)], attrs)]
+	for i := range attrs {
+		a = appendKey(a, attrs[i].Key)
+		a = appendValue(a, &attrs[i].Val)
+	}
+	return a
 }
 
-// bound is at least the number of bytes encode writes for attrs.
+// bound is at least the number of bytes Append writes for attrs.
 func bound(attrs []Attr) int {
 	n := 0
 	for i := range attrs {
-		n += len(attrs[i].Key) + len(attrs[i].Val.s) + 2*binary.MaxVarintLen64 + 1
+		n += len(attrs[i].Key) + len(attrs[i].Val.s) + 2*binary.MaxVarintLen64 + 2
 	}
 	return n
 }
 
-// encode writes attrs into b, which has room for bound(attrs) bytes, and
-// returns how many bytes it wrote.
-func encode(b []byte, attrs []Attr) int {
-	p := 0
-	for i := range attrs {
-		at := &attrs[i]
-		p = putLen(b, p, len(at.Key))
-		p += copy(b[p:], at.Key)
-		b[p] = at.Val.kind
-		p++
-		switch at.Val.kind {
-		case 'i':
-			if u := uint64(at.Val.i)<<1 ^ uint64(at.Val.i>>63); u < 0x80 { // zig-zag, as binary.PutVarint
-				b[p] = byte(u)
-				p++
-			} else {
-				p += binary.PutUvarint(b[p:], u)
-			}
-		case 'b':
-			b[p] = byte(at.Val.i)
-			p++
-		default:
-			p = putLen(b, p, len(at.Val.s))
-			p += copy(b[p:], at.Val.s)
-		}
+// appendKey appends key, by its number when it has one.
+func appendKey(b []byte, key string) []byte {
+	if k, ok := keyNumbers[key]; ok {
+		return append(b, byte(k))
 	}
-	return p
+	return append(appendLen(append(b, inlineKey), len(key)), key...)
 }
 
-// putLen writes n as a uvarint at b[p] and returns the index after it.
-func putLen(b []byte, p, n int) int {
-	if n < 0x80 {
-		b[p] = byte(n)
-		return p + 1
+// appendValue appends v's kind and v.
+func appendValue(b []byte, v *Value) []byte {
+	switch v.kind {
+	case 'i':
+		return appendInt(append(b, 'i'), v.i)
+	case 'b':
+		return append(b, 'b', byte(v.i))
 	}
-	return p + binary.PutUvarint(b[p:], uint64(n))
+	return append(appendLen(append(b, v.kind), len(v.s)), v.s...)
+}
+
+// appendInt appends v as a varint (zig-zag, as binary.PutVarint).
+func appendInt(b []byte, v int64) []byte {
+	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
+		return append(b, byte(u))
+	}
+	return binary.AppendVarint(b, v)
+}
+
+// appendLen appends n as a uvarint.
+func appendLen(b []byte, n int) []byte {
+	if n < 0x80 {
+		return append(b, byte(n))
+	}
+	return binary.AppendUvarint(b, uint64(n))
 }
 
 // at decodes the attribute that starts at a[i] and returns it with the
 // index of the next one.
 func (a Attrs) at(i int) (Attr, int) {
-	kl, n := binary.Uvarint(a[i:])
-	i += n
-	key := a.str(i, int(kl))
-	i += int(kl)
+	var key string
+	if k := a[i]; k != inlineKey {
+		key = keys[k]
+		i++
+	} else {
+		kl, n := binary.Uvarint(a[i+1:])
+		i += 1 + n
+		key = a.str(i, int(kl))
+		i += int(kl)
+	}
 	v := Value{kind: a[i]}
 	i++
 	switch v.kind {
 	case 'i':
-		v.i, n = binary.Varint(a[i:])
-		i += n
+		if c := a[i]; c < 0x80 { // one byte, as most are
+			v.i = int64(c>>1) ^ -int64(c&1)
+			i++
+		} else {
+			var n int
+			v.i, n = binary.Varint(a[i:])
+			i += n
+		}
 	case 'b':
 		v.i = int64(a[i])
 		i++
@@ -110,12 +212,11 @@ func (a Attrs) str(i, n int) string {
 // Get returns the attribute named key.
 func (a Attrs) Get(key string) (Value, bool) {
 	for i := 0; i < len(a); {
-		kl, n := binary.Uvarint(a[i:])
-		if k := i + n; int(kl) == len(key) && string(a[k:k+int(kl)]) == key {
-			at, _ := a.at(i)
+		at, next := a.at(i)
+		if at.Key == key {
 			return at.Val, true
 		}
-		_, i = a.at(i)
+		i = next
 	}
 	return Value{}, false
 }
@@ -140,4 +241,68 @@ func (a Attrs) Len() int {
 		_, i = a.at(i)
 	}
 	return n
+}
+
+// Builder packs an event's attributes straight into a Slab's block, one
+// key of the table at a time, as Append would pack them (the same bytes)
+// without an Attr for each first. Between Slab.Begin and Done, nothing
+// else may take room from the slab: build the values first.
+type Builder struct {
+	b     []byte // the attributes so far: in the block's free room, unless they outgrew it
+	s     *Slab
+	start int   // len(s.text) at Begin
+	block *byte // s.text's array at Begin
+}
+
+// Int appends an integer attribute.
+func (b *Builder) Int(k Key, v int64) { b.b = appendInt(append(b.b, byte(k), 'i'), v) }
+
+// Str appends a text attribute.
+func (b *Builder) Str(k Key, v string) {
+	b.b = append(appendLen(append(b.b, byte(k), 's'), len(v)), v...)
+}
+
+// Bool appends a boolean attribute.
+func (b *Builder) Bool(k Key, v bool) {
+	c := byte(0)
+	if v {
+		c = 1
+	}
+	b.b = append(b.b, byte(k), 'b', c)
+}
+
+// JSON appends an attribute whose value is raw JSON (see JSON).
+func (b *Builder) JSON(k Key, raw string) {
+	b.b = append(appendLen(append(b.b, byte(k), 'j'), len(raw)), raw...)
+}
+
+// List appends a list of integers (see List).
+func (b *Builder) List(k Key, v []int64) {
+	var buf [64]byte
+	l := append(buf[:0], '[')
+	for i, x := range v {
+		if i > 0 {
+			l = append(l, ',')
+		}
+		l = strconv.AppendInt(l, x, 10)
+	}
+	l = append(l, ']')
+	b.b = append(appendLen(append(b.b, byte(k), 'l'), len(l)), l...)
+}
+
+// Done returns the attributes, for the event's Attrs. Their capacity ends
+// with them, so that nothing appended to them reaches another event's.
+func (b *Builder) Done() Attrs {
+	s := b.s
+	if len(s.text) != b.start || unsafe.SliceData(s.text) != b.block {
+		panic("trace: a slab was used while attributes were being built in it")
+	}
+	n := len(b.b)
+	if n > 0 && cap(b.b) == cap(s.text)-b.start {
+		// Still in the block's free room: those bytes are handed out now.
+		s.text = s.text[:b.start+n]
+	}
+	a := Attrs(b.b[:n:n])
+	b.b = nil
+	return a
 }

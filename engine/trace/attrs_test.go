@@ -16,6 +16,7 @@ var attrCases = []Attr{
 	{"empty", Str("")}, {"text", Str("orders-0")}, {"long", Str(strings.Repeat("é", 200))},
 	{"yes", Bool(true)}, {"no", Bool(false)}, {"list", List([]int64{3, -4, 5})}, {"json", JSON(`[{"a":1}]`)},
 	{strings.Repeat("k", 300), Str("a key longer than one length byte")},
+	{"partition", Str("orders-0")}, {"broker", Int(3)}, {"warning", Str("")}, {"offsets", List(nil)},
 }
 
 // Packed attributes read back as they were written, in order, by Get and
@@ -122,14 +123,120 @@ func TestSlabNames(t *testing.T) {
 	}
 }
 
+// Every key of the table packs into its one byte and reads back as its
+// name, with every kind of value, and a Builder writes the bytes Append
+// writes; a key outside the table is written out and reads back too.
+func TestKeyTable(t *testing.T) {
+	seen := map[string]bool{}
+	for i, name := range keys {
+		if name == "" || seen[name] {
+			t.Fatalf("key %d is %q: empty or twice in the table", i, name)
+		}
+		seen[name] = true
+		k, ok := KeyOf(name)
+		if !ok || int(k) != i || k.String() != name {
+			t.Fatalf("KeyOf(%q) = %d, %v; want %d", name, k, ok, i)
+		}
+		var s Slab
+		b := s.Begin(0)
+		b.Int(k, -300)
+		b.Str(k, "orders-0")
+		b.Bool(k, true)
+		b.JSON(k, `[{"a":1}]`)
+		b.List(k, []int64{1, -2})
+		got := b.Done()
+		want := Attrs(nil).Append(Attr{name, Int(-300)}, Attr{name, Str("orders-0")}, Attr{name, Bool(true)},
+			Attr{name, JSON(`[{"a":1}]`)}, Attr{name, List([]int64{1, -2})})
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: the builder packs % x, Append % x", name, got, want)
+		}
+		if got[0] != byte(k) || len(got) != 4+11+3+12+9 {
+			t.Fatalf("%q: packed as % x: not by its number", name, got)
+		}
+		var vals []string
+		for key, v := range got.All() {
+			if key != name {
+				t.Fatalf("%q reads back as %q", name, key)
+			}
+			vals = append(vals, v.JSON())
+		}
+		if strings.Join(vals, " ") != `-300 "orders-0" true [{"a":1}] [1,-2]` {
+			t.Fatalf("%q: values read back as %v", name, vals)
+		}
+	}
+	for _, name := range []string{"", "brokers2", "Partition", strings.Repeat("x", 200)} {
+		if _, ok := KeyOf(name); ok {
+			t.Fatalf("%q is in the table", name)
+		}
+		a := Attrs(nil).Append(Attr{name, Int(7)})
+		if a[0] != inlineKey {
+			t.Fatalf("%q packed as % x", name, a)
+		}
+		if v, ok := a.Get(name); !ok || v != Int(7) {
+			t.Fatalf("Get(%q) = %v, %v", name, v, ok)
+		}
+	}
+}
+
+// A Builder whose attributes outgrow the room it was given moves them
+// out of the block, and what the block handed out before stays as it was.
+func TestBuilderOutgrows(t *testing.T) {
+	var s Slab
+	first := s.Attrs(Attr{"broker", Int(1)})
+	long := strings.Repeat("p", slabText)
+	b := s.Begin(8)
+	b.Int(KeyBroker, 2)
+	b.Str(KeyProducer, long)
+	b.Int(KeyBatch, 3)
+	a := b.Done()
+	if a.Len() != 3 || !hasStr(a, "producer", long) || len(a) != cap(a) {
+		t.Fatalf("%d attributes, capacity %d of %d", a.Len(), cap(a), len(a))
+	}
+	if v, _ := first.Get("broker"); v != Int(1) || first.Len() != 1 {
+		t.Fatal("the block's earlier attributes changed")
+	}
+	next := s.Attrs(Attr{"broker", Int(4)})
+	if v, _ := next.Get("broker"); v != Int(4) || a.Len() != 3 {
+		t.Fatal("attributes after the outgrown ones are wrong")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("a slab used while a builder is open did not panic")
+		}
+	}()
+	b = s.Begin(8)
+	b.Int(KeyBroker, 1)
+	s.Text([]byte("in the middle"))
+	b.Done()
+}
+
+func hasStr(a Attrs, key, want string) bool {
+	v, ok := a.Get(key)
+	return ok && v == Str(want)
+}
+
 // FuzzAttrs: whatever the keys and values, packed attributes read back
-// the same, and their JSON is the JSON of the values.
+// the same, and their JSON is the JSON of the values; a Builder packs
+// the keys of the table as Append does.
 func FuzzAttrs(f *testing.F) {
 	f.Add("partition", "orders-0", int64(-5), true)
 	f.Add("", "", int64(math.MinInt64), false)
+	f.Add("batch", "p1", int64(64), true)
 	f.Fuzz(func(t *testing.T, key, s string, i int64, b bool) {
 		in := []Attr{{key, Str(s)}, {key + "i", Int(i)}, {key + "b", Bool(b)}}
 		var sl Slab
+		if k, ok := KeyOf(key); ok {
+			in = append(in, Attr{key, Int(i)}, Attr{key, Bool(b)}, Attr{key, JSON(s)})
+			bd := sl.Begin(len(s))
+			bd.Str(k, s)
+			bd.b = Attrs(bd.b).Append(in[1:3]...)
+			bd.Int(k, i)
+			bd.Bool(k, b)
+			bd.JSON(k, s)
+			if got, want := bd.Done(), Attrs(nil).Append(in...); !reflect.DeepEqual(got, want) {
+				t.Fatalf("the builder packs % x, Append % x", got, want)
+			}
+		}
 		for _, a := range []Attrs{Attrs(nil).Append(in...), sl.Attrs(in...)} {
 			j := 0
 			for k, v := range a.All() {

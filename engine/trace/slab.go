@@ -39,11 +39,18 @@ func (s *Slab) Attrs(attrs ...Attr) Attrs {
 	if n > slabText/4 {
 		return Attrs(nil).Append(attrs...)
 	}
-	s.room(n)
+	b := s.Begin(n)
+	b.b = Attrs(b.b).Append(attrs...)
+	return b.Done()
+}
+
+// Begin starts building an event's attributes in the slab, with room for
+// about n bytes of them (a Builder that needs more moves them out of the
+// slab, to a block of their own).
+func (s *Slab) Begin(n int) Builder {
+	s.room(min(max(n, 1), slabText/4))
 	i := len(s.text)
-	j := i + encode(s.text[i:i+n], attrs) // within the block's capacity: nothing there was handed out
-	s.text = s.text[:j]
-	return Attrs(s.text[i:j:j])
+	return Builder{b: s.text[i:i:cap(s.text)], s: s, start: i, block: unsafe.SliceData(s.text)}
 }
 
 // room makes room for n more bytes in the text block.
