@@ -3,7 +3,6 @@ package broker
 import (
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -127,12 +126,12 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	slab := env.Slab()
 	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
 	var buf [192]byte // on the stack: the text is kept in the slab
-	t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
+	t := trace.AppendInt(append(buf[:0], "broker "...), int64(b.ID))
 	switch outcome {
 	case "append":
 		t = appendSeq(append(t, " appends "...), &h)
-		t = strconv.AppendInt(append(append(append(t, " to "...), tp...), " at offsets "...), ar.BaseOffset, 10)
-		t = strconv.AppendInt(append(t, '-'), ar.LastOffset, 10)
+		t = trace.AppendInt(append(append(append(t, " to "...), tp...), " at offsets "...), ar.BaseOffset)
+		t = trace.AppendInt(append(t, '-'), ar.LastOffset)
 	case "duplicate":
 		t = fmt.Appendf(t, " recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
 	default:
@@ -176,12 +175,12 @@ func seqText(h *record.Header) string {
 
 func appendSeq(b []byte, h *record.Header) []byte {
 	if !h.HasProducerID() {
-		return append(strconv.AppendInt(append(b, "a plain batch of "...), int64(h.RecordsCount), 10), " record(s)"...)
+		return append(trace.AppendInt(append(b, "a plain batch of "...), int64(h.RecordsCount)), " record(s)"...)
 	}
-	b = strconv.AppendInt(append(b, "pid "...), h.ProducerID, 10)
-	b = strconv.AppendInt(append(b, " epoch "...), int64(h.ProducerEpoch), 10)
-	b = strconv.AppendInt(append(b, " seq "...), int64(h.BaseSequence), 10)
-	return strconv.AppendInt(append(b, '-'), int64(h.LastSequence()), 10)
+	b = trace.AppendInt(append(b, "pid "...), h.ProducerID)
+	b = trace.AppendInt(append(b, " epoch "...), int64(h.ProducerEpoch))
+	b = trace.AppendInt(append(b, " seq "...), int64(h.BaseSequence))
+	return trace.AppendInt(append(b, '-'), int64(h.LastSequence()))
 }
 
 // completeSatisfied answers every purgatory entry whose partitions are all

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
@@ -164,9 +163,9 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			slab := env.Slab()
 			tp := slab.Partition(r.TP.Topic, r.TP.Partition)
 			var buf [128]byte // on the stack: the text is kept in the slab
-			t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
+			t := trace.AppendInt(append(buf[:0], "broker "...), int64(b.ID))
 			t = append(append(t, " advances the high watermark of "...), tp...)
-			t = strconv.AppendInt(append(t, " to "...), after, 10)
+			t = trace.AppendInt(append(t, " to "...), after)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
 			e := trace.Event{Kind: "hw.advance", Text: slab.Text(t)}
 			a := slab.Begin(64 + len(tp))
@@ -259,7 +258,7 @@ func appendInts(b []byte, xs []int) []byte {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = strconv.AppendInt(b, int64(x), 10)
+		b = trace.AppendInt(b, int64(x))
 	}
 	return append(b, ']')
 }

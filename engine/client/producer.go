@@ -474,11 +474,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		slab := env.Slab()
 		tps := slab.Partition(tp.Topic, tp.Partition)
 		var buf [128]byte // on the stack: the text is kept in the slab
-		t := strconv.AppendInt(append(append(buf[:0], p.name...), " enqueues batch #"...), int64(b.ID), 10)
-		t = strconv.AppendInt(append(t, ": "...), int64(count), 10)
+		t := trace.AppendInt(append(append(buf[:0], p.name...), " enqueues batch #"...), int64(b.ID))
+		t = trace.AppendInt(append(t, ": "...), int64(count))
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
-		t = strconv.AppendInt(append(t, " (serials "...), b.FirstSerial, 10)
-		t = append(strconv.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1, 10), ')')
+		t = trace.AppendInt(append(t, " (serials "...), b.FirstSerial)
+		t = append(trace.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1), ')')
 		e := trace.Event{Kind: "producer.enqueue", Text: slab.Text(t)}
 		a := slab.Begin(32 + len(p.name) + len(tps))
 		a.Str(trace.KeyProducer, p.name)

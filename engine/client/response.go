@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -149,12 +148,12 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 		slab := env.Slab()
 		tps := slab.Partition(b.TP.Topic, b.TP.Partition)
 		var buf [128]byte // on the stack: the text is kept in the slab
-		t := strconv.AppendInt(append(append(buf[:0], p.name...), " batch #"...), int64(b.ID), 10)
+		t := trace.AppendInt(append(append(buf[:0], p.name...), " batch #"...), int64(b.ID))
 		if baseOffset < 0 {
 			t = append(t, " counted as sent (acks=0: no answer, no offsets)"...)
 		} else {
-			t = strconv.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset, 10)
-			t = strconv.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1, 10)
+			t = trace.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset)
+			t = trace.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1)
 		}
 		e := trace.Event{Kind: "producer.ack", Text: slab.Text(t)}
 		a := slab.Begin(64 + len(p.name) + len(tps))

@@ -385,18 +385,18 @@ func describeBatch(b msg.ProduceBatch) string {
 }
 
 func appendBatch(s []byte, b msg.ProduceBatch) []byte {
-	s = strconv.AppendInt(append(append(s, b.TP.Topic...), '-'), int64(b.TP.Partition), 10)
+	s = trace.AppendInt(append(append(s, b.TP.Topic...), '-'), int64(b.TP.Partition))
 	h, err := record.ParseHeader(b.Data)
 	if err != nil {
 		return append(s, " (undecodable)"...)
 	}
-	s = strconv.AppendInt(append(s, " batch #"...), int64(b.BatchID), 10)
+	s = trace.AppendInt(append(s, " batch #"...), int64(b.BatchID))
 	if h.HasProducerID() {
-		s = strconv.AppendInt(append(s, " pid "...), h.ProducerID, 10)
-		s = strconv.AppendInt(append(s, " epoch "...), int64(h.ProducerEpoch), 10)
-		s = strconv.AppendInt(append(s, " seq "...), int64(h.BaseSequence), 10)
-		s = strconv.AppendInt(append(s, '-'), int64(h.LastSequence()), 10)
+		s = trace.AppendInt(append(s, " pid "...), h.ProducerID)
+		s = trace.AppendInt(append(s, " epoch "...), int64(h.ProducerEpoch))
+		s = trace.AppendInt(append(s, " seq "...), int64(h.BaseSequence))
+		s = trace.AppendInt(append(s, '-'), int64(h.LastSequence()))
 	}
-	s = strconv.AppendInt(append(s, " ("...), int64(h.RecordsCount), 10)
+	s = trace.AppendInt(append(s, " ("...), int64(h.RecordsCount))
 	return append(append(append(s, " record"...), plural(h.RecordsCount)...), ')')
 }

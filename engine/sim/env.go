@@ -222,10 +222,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		fromS, toS, api := from.String(), to.String(), body.Name()
 		var buf [256]byte // on the stack: the text is kept in the slab
 		b := append(append(append(append(append(buf[:0], fromS...), ' '), verb...), ' '), api...)
-		b = strconv.AppendInt(append(b, " #"...), int64(id), 10)
+		b = trace.AppendInt(append(b, " #"...), int64(id))
 		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
 		if f.delayed {
-			b = strconv.AppendInt(append(b, " (held back "...), DelayMs, 10)
+			b = trace.AppendInt(append(b, " (held back "...), DelayMs)
 			b = append(b, " ms, and the connection with it)"...)
 		}
 		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
@@ -269,12 +269,24 @@ func (w *World) batchRefs(req msg.ProduceRequest) string {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = strconv.AppendQuote(b, w.slab.Partition(pb.TP.Topic, pb.TP.Partition))
+		b = appendQuoted(b, w.slab.Partition(pb.TP.Topic, pb.TP.Partition))
 		b = append(b, `,"batch":`...)
-		b = strconv.AppendInt(b, int64(pb.BatchID), 10)
+		b = trace.AppendInt(b, int64(pb.BatchID))
 		b = append(b, '}')
 	}
 	return w.slab.Text(append(b, ']'))
+}
+
+// appendQuoted appends s quoted, as strconv.AppendQuote does: a
+// partition's name (Kafka's topic names are ASCII letters, digits, '.',
+// '_' and '-') needs no escapes, so its bytes go in as they are.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate
@@ -282,7 +294,7 @@ func (w *World) batchRefs(req msg.ProduceRequest) string {
 func appendSummary(b []byte, m *msg.Message) []byte {
 	switch body := m.Body.(type) {
 	case msg.ProduceRequest:
-		b = strconv.AppendInt(append(b, "acks="...), int64(body.Acks), 10)
+		b = trace.AppendInt(append(b, "acks="...), int64(body.Acks))
 		return append(client.AppendDescribe(append(b, " ["...), body), ']')
 	case msg.ProduceResponse:
 		return appendProduceResults(b, body)
@@ -296,7 +308,7 @@ func appendProduceResults(s []byte, b msg.ProduceResponse) []byte {
 			s = append(s, "; "...)
 		}
 		s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
-		s = strconv.AppendInt(append(s, " base offset "...), r.BaseOffset, 10)
+		s = trace.AppendInt(append(s, " base offset "...), r.BaseOffset)
 	}
 	return s
 }

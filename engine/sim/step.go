@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -305,7 +304,7 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
 	var buf [128]byte // on the stack: the text is kept in the slab
 	b := append(append(append(buf[:0], to...), " receives "...), api...)
-	b = strconv.AppendInt(append(b, " #"...), int64(m.ID), 10)
+	b = trace.AppendInt(append(b, " #"...), int64(m.ID))
 	b = append(append(append(b, " from "...), from...), note...)
 	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
 	a := w.slab.Begin(32 + len(api) + len(from) + len(to))

@@ -25,10 +25,12 @@ const (
 // (two worlds cutting room from one block would write over each other's
 // bytes); what the old one handed out stays valid.
 type Slab struct {
-	text  []byte
-	decs  []producerstate.Decision
-	names map[string][]string // partition names by topic, by partition
-	paths map[producerstate.Path]string
+	text   []byte
+	decs   []producerstate.Decision
+	names  map[string][]string // partition names by topic, by partition
+	topic  string              // the topic last asked for, and its names
+	tnames []string
+	paths  map[producerstate.Path]string
 }
 
 // Attrs returns attrs packed in the slab (see Attrs), for an event's
@@ -91,8 +93,12 @@ func (s *Slab) Partition(topic string, partition int) string {
 	if partition < 0 || partition >= 1<<12 {
 		return topic + "-" + strconv.Itoa(partition)
 	}
+	if topic == s.topic && partition < len(s.tnames) && s.tnames[partition] != "" {
+		return s.tnames[partition] // most calls: a produce path names one partition again and again
+	}
 	names := s.names[topic]
 	if partition < len(names) && names[partition] != "" {
+		s.topic, s.tnames = topic, names
 		return names[partition]
 	}
 	if s.names == nil {
@@ -103,6 +109,7 @@ func (s *Slab) Partition(topic string, partition int) string {
 		s.names[topic] = names
 	}
 	names[partition] = topic + "-" + strconv.Itoa(partition)
+	s.topic, s.tnames = topic, names
 	return names[partition]
 }
 
