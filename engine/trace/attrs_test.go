@@ -117,9 +117,19 @@ func TestSlabNames(t *testing.T) {
 			}
 		}
 	}
-	var d producerstate.Decision
-	if got, want := s.Path(d.Path), d.Path.String(); got != want {
-		t.Fatalf("Path = %q, want %q", got, want)
+	m := producerstate.New(producerstate.Config{})
+	first := m.Validate(producerstate.Batch{ProducerID: 1}, 0)
+	m.Append(producerstate.Batch{ProducerID: 1}, 0)
+	next := m.Validate(producerstate.Batch{ProducerID: 1, BaseSeq: 1}, 0)
+	gap := m.Validate(producerstate.Batch{ProducerID: 1, BaseSeq: 5}, 0)
+	var zero producerstate.Decision
+	for _, d := range []producerstate.Decision{zero, first, next, next, first, gap, next, zero, gap} {
+		if got, want := s.Path(d.Path), d.Path.String(); got != want {
+			t.Fatalf("Path = %q, want %q", got, want)
+		}
+	}
+	if first.Path.String() == next.Path.String() || next.Path.String() == gap.Path.String() {
+		t.Fatal("the paths tried are not different")
 	}
 }
 

@@ -15,6 +15,9 @@ func AppendInt(b []byte, v int64) []byte {
 	if u < 10 {
 		return append(b, byte('0'+u))
 	}
+	if u < 100 {
+		return append(b, digitPairs[2*u], digitPairs[2*u+1])
+	}
 	n := int(bits.Len64(u)*1233) >> 12 // about log10(u): the number of digits, or one less
 	if u >= pow10[n] {
 		n++

@@ -112,7 +112,14 @@ func (l Log) Backward() iter.Seq2[int, *Event] {
 
 // Add adds a pending event.
 func (l *Log) Add(e Event) {
-	*l.room() = e
+	// Field by field: a struct copy would take the collector's bulk write
+	// barrier for the event's four pointers whenever it is marking, and
+	// the room is zero, so a nil decision need not be written at all.
+	d := l.room()
+	d.Step, d.TimeMs, d.Kind, d.Attrs, d.Text = e.Step, e.TimeMs, e.Kind, e.Attrs, e.Text
+	if e.Decision != nil {
+		d.Decision = e.Decision
+	}
 	l.p++
 }
 

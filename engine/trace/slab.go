@@ -31,6 +31,8 @@ type Slab struct {
 	topic  string              // the topic last asked for, and its names
 	tnames []string
 	paths  map[producerstate.Path]string
+	path   producerstate.Path // the path last asked for, and its text
+	ptext  string
 }
 
 // Attrs returns attrs packed in the slab (see Attrs), for an event's
@@ -116,7 +118,11 @@ func (s *Slab) Partition(topic string, partition int) string {
 // Path returns p's text (producerstate.Path's String), made once for
 // each path: a world's decisions take a handful of different paths.
 func (s *Slab) Path(p producerstate.Path) string {
+	if p == s.path && s.ptext != "" {
+		return s.ptext // most calls: a producer's batches take one path after another
+	}
 	if t, ok := s.paths[p]; ok {
+		s.path, s.ptext = p, t
 		return t
 	}
 	if s.paths == nil {
@@ -124,5 +130,6 @@ func (s *Slab) Path(p producerstate.Path) string {
 	}
 	t := p.String()
 	s.paths[p] = t
+	s.path, s.ptext = p, t
 	return t
 }
