@@ -92,13 +92,17 @@ const inlineKey = 0xff
 // The table's numbers fit in the key's byte, below inlineKey.
 var _ [inlineKey - len(keys)]struct{}
 
-// keyNumbers is the table the other way round (read only).
-var keyNumbers = func() map[string]Key {
-	m := make(map[string]Key, len(keys))
+// maxKeyLen is the length of the table's longest key.
+const maxKeyLen = 18
+
+// keyNumbers is the table the other way round, by the key's length and
+// first letter (read only): most of its lists have one key, and finding
+// one compares a string or two, where a map would hash the key first.
+var keyNumbers = func() (t [maxKeyLen + 1][26][]Key) {
 	for i, k := range keys {
-		m[k] = Key(i)
+		t[len(k)][k[0]-'a'] = append(t[len(k)][k[0]-'a'], Key(i))
 	}
-	return m
+	return t
 }()
 
 // String is the key's name.
@@ -106,8 +110,15 @@ func (k Key) String() string { return keys[k] }
 
 // KeyOf returns the number of a key of the table.
 func KeyOf(name string) (Key, bool) {
-	k, ok := keyNumbers[name]
-	return k, ok
+	if len(name) == 0 || len(name) > maxKeyLen || name[0] < 'a' || name[0] > 'z' {
+		return 0, false
+	}
+	for _, k := range keyNumbers[len(name)][name[0]-'a'] {
+		if keys[k] == name {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // Append appends the attributes to a and returns the result.
@@ -131,7 +142,7 @@ func bound(attrs []Attr) int {
 
 // appendKey appends key, by its number when it has one.
 func appendKey(b []byte, key string) []byte {
-	if k, ok := keyNumbers[key]; ok {
+	if k, ok := KeyOf(key); ok {
 		return append(b, byte(k))
 	}
 	return append(appendLen(append(b, inlineKey), len(key)), key...)

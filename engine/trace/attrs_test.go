@@ -139,8 +139,8 @@ func TestSlabNames(t *testing.T) {
 func TestKeyTable(t *testing.T) {
 	seen := map[string]bool{}
 	for i, name := range keys {
-		if name == "" || seen[name] {
-			t.Fatalf("key %d is %q: empty or twice in the table", i, name)
+		if name == "" || seen[name] || len(name) > maxKeyLen || name[0] < 'a' || name[0] > 'z' {
+			t.Fatalf("key %d is %q: empty, twice in the table, longer than maxKeyLen or not starting with a letter", i, name)
 		}
 		seen[name] = true
 		k, ok := KeyOf(name)
@@ -174,7 +174,7 @@ func TestKeyTable(t *testing.T) {
 			t.Fatalf("%q: values read back as %v", name, vals)
 		}
 	}
-	for _, name := range []string{"", "brokers2", "Partition", strings.Repeat("x", 200)} {
+	for _, name := range []string{"", "brokers2", "Partition", "_id", "last_stable_offsets", "produce", strings.Repeat("x", 200)} {
 		if _, ok := KeyOf(name); ok {
 			t.Fatalf("%q is in the table", name)
 		}
