@@ -158,7 +158,7 @@ func (h *queue) down(i int) {
 
 // release returns a payload slot to the free list.
 func (q *queue) release(at int32) {
-	q.slab[at] = item{} // let the collector have what it pointed to
+	q.slab[at].fl.m.Body = nil // let the collector have the message
 	q.free = append(q.free, at)
 }
 
@@ -181,6 +181,22 @@ func (w *World) pop() item {
 	q.heap = q.heap[:last]
 	q.down(0)
 	return it
+}
+
+// take removes the next item from the heap but keeps its slot, and
+// returns the slot and a pointer to the item in it. The pointer stays
+// valid until the slot is released, even while the item is performed and
+// schedules others: the slot is not reused meanwhile, and if the slab
+// grows, the pointer keeps the old array, whose copy of the item nothing
+// writes, alive.
+func (w *World) take() (int32, *item) {
+	q := &w.queue
+	at := q.heap[0].at
+	last := len(q.heap) - 1
+	q.heap[0] = q.heap[last]
+	q.heap = q.heap[:last]
+	q.down(0)
+	return at, &q.slab[at]
 }
 
 // drop removes the next item without returning it.

@@ -53,8 +53,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 			w.drop()
 			continue
 		}
-		it := *next // the queue may change under a pointer
-		if s := w.pausedOwner(&it); s != nil {
+		if s := w.pausedOwner(next); s != nil {
 			// A paused process reads nothing and its timers wait with it;
 			// holding them takes no time.
 			s.held = append(s.held, w.pop())
@@ -62,12 +61,17 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		}
 		w.steps++
 		before := w.now
-		if w.runPeriodic(it.due) {
+		if w.runPeriodic(next.due) {
 			return w.finishStep(), true
 		}
-		w.drop() // a periodic task that did nothing scheduled nothing: the head is it
+		// A periodic task that did nothing scheduled nothing: the head is
+		// still the item. It is performed where it lies in the slab, not
+		// copied out; its slot is released once it has been performed.
+		at, it := w.take()
 		w.now = max(before, it.due)
-		if w.perform(&it) {
+		did := w.perform(it)
+		w.queue.release(at)
+		if did {
 			return w.finishStep(), true
 		}
 		// The item turned out to have nothing to do: time does not move for it.
