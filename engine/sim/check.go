@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -152,6 +153,10 @@ type partCheck struct {
 	part    int32
 	gen     uint32
 	scanned int
+	// What the log looked like when scan last returned (unchanged).
+	seenBatches     int
+	seenHW          int64
+	seenTruncations int
 	// What the judged log holds: records of producers are found by
 	// serial in checker.at; records with an application-chosen value here.
 	values    hist.Map[identity, int64]
@@ -271,6 +276,22 @@ type checker struct {
 	readsSeen map[string]int          // per consumer: reads already checked
 	reported  hist.Map[string, struct{}]
 	anomalies []Anomaly // appended to, never changed in place
+	// quiet remembers, by index in the world's partitions, a partition
+	// whose leader log the last pass found with nothing left to judge,
+	// so that the next pass can pass it by without looking the log up.
+	// A copy of the checker starts without it (its logs are others).
+	quiet []quietPart
+}
+
+// quietPart is a partition the checker's pass found with nothing to
+// judge: under this leader (a broker keeps its replica of a partition,
+// and the replica its log, for as long as the broker object lives), with
+// this check of it, whose log was as pc's seen fields say.
+type quietPart struct {
+	m      *partMeta
+	leader int
+	b      *broker.Broker
+	pc     *partCheck
 }
 
 func newChecker() *checker {
@@ -335,7 +356,10 @@ func (c *checker) leaderChanged(part int) {
 	c.rescan[part] = true
 }
 
-// run scans what changed in this step.
+// run scans what changed in this step. Most steps change no leader log
+// (a request sent, a timer set, a follower's fetch that brought nothing),
+// and a partition whose leader, check and log are as the last pass left
+// them is passed by: scanning it would judge nothing.
 func (c *checker) run(w *World) {
 	for len(c.parts) < len(w.parts) {
 		c.parts = append(c.parts, nil)
@@ -343,16 +367,24 @@ func (c *checker) run(w *World) {
 	for len(c.rescan) < len(w.parts) {
 		c.rescan = append(c.rescan, false)
 	}
+	for len(c.quiet) < len(w.parts) {
+		c.quiet = append(c.quiet, quietPart{})
+	}
+	parts, rescans, quiet := c.parts[:len(w.parts)], c.rescan[:len(w.parts)], c.quiet[:len(w.parts)]
 	for i, m := range w.parts {
+		q := &quiet[i]
+		if q.m == m && q.leader == m.leader && q.pc == parts[i] && !rescans[i] && q.b == w.brokers[m.leader-1] && q.pc.unchanged() {
+			continue
+		}
 		log := w.leaderLog(m)
 		if log == nil {
 			continue
 		}
-		pc := c.parts[i]
-		rescan := c.rescan[i]
+		pc := parts[i]
+		rescan := rescans[i]
 		if pc == nil || pc.log != log || rescan {
 			pc = c.newPartCheck(log, i)
-			c.parts[i] = pc
+			parts[i] = pc
 		}
 		c.scan(w, m.tp, pc)
 		if rescan {
@@ -361,8 +393,9 @@ func (c *checker) run(w *World) {
 					c.checkAck(w, j, pc)
 				}
 			}
-			c.rescan[i] = false
+			rescans[i] = false
 		}
+		*q = quietPart{m: m, leader: m.leader, b: w.brokers[m.leader-1], pc: pc}
 	}
 	for _, i := range c.fresh {
 		a := c.acks.Ptr(i)
@@ -398,6 +431,15 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		}
 	}
 	pc.scanned = i
+	pc.seenBatches, pc.seenHW, pc.seenTruncations = n, hw, pc.log.Truncations()
+}
+
+// unchanged reports whether the log is as the last scan left it: the
+// same batches (a log only appends, or truncates and counts it) and the
+// same high watermark. Scanning it again would judge nothing.
+func (pc *partCheck) unchanged() bool {
+	l := pc.log
+	return pc.seenBatches == l.NumBatches() && pc.seenHW == l.HighWatermark() && pc.seenTruncations == l.Truncations()
 }
 
 // withhold notes the records of a transactional batch as present but not
