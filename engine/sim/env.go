@@ -194,8 +194,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		}
 		c = w.openConn(pair, ps)
 	}
-	f := &flight{m: msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.id, ReplyTo: replyTo, Body: body},
-		due: w.now + wireMs(c), cn: c, dir: dir}
+	it := item{kind: itemDeliver}
+	f := &it.fl // written where the queue copies it from
+	f.m = msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.id, ReplyTo: replyTo, Body: body}
+	f.due, f.cn, f.dir = w.now+wireMs(c), c, dir
 	if to.Client != "" {
 		f.to = c.slot
 	}
@@ -213,7 +215,8 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	f.due = max(f.due, c.due[dir]) // in order behind everything sent before it
 	c.due[dir] = f.due
 	c.wire++
-	w.schedule(item{due: f.due, kind: itemDeliver, fl: *f})
+	it.due = f.due
+	w.push(&it)
 	if w.tracing() {
 		verb := "sends"
 		if resp {

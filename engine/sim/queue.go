@@ -63,7 +63,11 @@ func (h *queue) less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-func (w *World) schedule(it item) {
+func (w *World) schedule(it item) { w.push(&it) }
+
+// push is schedule for an item the caller built in place (a message's
+// flight is written into its item, not copied there).
+func (w *World) push(it *item) {
 	w.seq++
 	it.seq = w.seq
 	q := &w.queue
@@ -71,10 +75,10 @@ func (w *World) schedule(it item) {
 	if n := len(q.free); n > 0 {
 		at = q.free[n-1]
 		q.free = q.free[:n-1]
-		put(&q.slab[at], &it)
+		put(&q.slab[at], it)
 	} else {
 		at = int32(len(q.slab))
-		q.slab = append(q.slab, it)
+		q.slab = append(q.slab, *it)
 	}
 	q.heap = append(q.heap, qent{due: it.due, seq: it.seq, at: at})
 	q.up(len(q.heap) - 1)
@@ -100,14 +104,61 @@ func put(d, it *item) {
 }
 
 func (h *queue) up(i int) {
+	heap := h.heap
+	x := heap[i]
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !h.less(i, parent) {
+		if !before(&x, &heap[parent]) {
 			break
 		}
-		h.heap[i], h.heap[parent] = h.heap[parent], h.heap[i]
+		heap[i] = heap[parent]
 		i = parent
 	}
+	heap[i] = x
+}
+
+// before is the queue's order: by due time, then by seq.
+func before(a, b *qent) bool {
+	if a.due != b.due {
+		return a.due < b.due
+	}
+	return a.seq < b.seq
+}
+
+// removeTop takes the head off the heap. The last entry, which takes its
+// place, is usually due late (a timer far ahead), so the hole left at the
+// top goes down to a leaf along the earlier child, one comparison a level,
+// and the last entry goes up from there (Floyd's way), instead of sifting
+// it down with two comparisons a level.
+func (h *queue) removeTop() {
+	last := len(h.heap) - 1
+	x := h.heap[last]
+	heap := h.heap[:last]
+	h.heap = heap
+	if last == 0 {
+		return
+	}
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= last {
+			break
+		}
+		if r := c + 1; r < last && before(&heap[r], &heap[c]) {
+			c = r
+		}
+		heap[i] = heap[c]
+		i = c
+	}
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !before(&x, &heap[parent]) {
+			break
+		}
+		heap[i] = heap[parent]
+		i = parent
+	}
+	heap[i] = x
 }
 
 // compact drops the timers that can never act again: a request timeout
@@ -192,10 +243,7 @@ func (w *World) pop() item {
 	top := q.heap[0]
 	it := q.slab[top.at]
 	q.release(top.at)
-	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
-	q.heap = q.heap[:last]
-	q.down(0)
+	q.removeTop()
 	return it
 }
 
@@ -208,10 +256,7 @@ func (w *World) pop() item {
 func (w *World) take() (int32, *item) {
 	q := &w.queue
 	at := q.heap[0].at
-	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
-	q.heap = q.heap[:last]
-	q.down(0)
+	q.removeTop()
 	return at, &q.slab[at]
 }
 
@@ -219,10 +264,7 @@ func (w *World) take() (int32, *item) {
 func (w *World) drop() {
 	q := &w.queue
 	q.release(q.heap[0].at)
-	last := len(q.heap) - 1
-	q.heap[0] = q.heap[last]
-	q.heap = q.heap[:last]
-	q.down(0)
+	q.removeTop()
 }
 
 // each calls f for every queued item, in no particular order.
