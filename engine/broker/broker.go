@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
@@ -168,7 +169,8 @@ type Broker struct {
 	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
-	timerSeq     int // the last marker timer handed out
+	timerSeq     int                          // the last marker timer handed out
+	fetchResps   slab.Slab[msg.FetchResponse] // the answers to followers' fetches, boxed without an allocation each
 }
 
 // New creates a live broker with no replicas.

@@ -32,7 +32,9 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
-		env.Reply(b.ID, m.From, m.Conn, m.ID, msg.FetchResponse{TP: req.TP, Error: kerr.NotLeaderOrFollower})
+		resp := b.fetchResps.New(b)
+		resp.TP, resp.Error = req.TP, kerr.NotLeaderOrFollower
+		env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
 		return
 	}
 	f := r.followers.get(req.ReplicaID)
@@ -54,7 +56,8 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		}
 	}
 	b.maybeAdvanceHW(r, env, req.ReplicaID)
-	resp := msg.FetchResponse{TP: req.TP, HighWatermark: r.Log.HighWatermark(), LeaderEpoch: r.LeaderEpoch}
+	resp := b.fetchResps.New(b) // a *msg.FetchResponse: the body is never changed once sent
+	resp.TP, resp.HighWatermark, resp.LeaderEpoch = req.TP, r.Log.HighWatermark(), r.LeaderEpoch
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
 		n := r.Log.NumBatches()
 		resp.Batches = make([][]byte, 0, n-i)

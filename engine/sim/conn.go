@@ -49,7 +49,7 @@ const (
 // channelOf says which of a broker's clients a message belongs to.
 func channelOf(body msg.Body) channel {
 	switch body.(type) {
-	case msg.FetchRequest, msg.FetchResponse:
+	case *msg.FetchRequest, *msg.FetchResponse: // sent by pointer: World.fetchReqs, Broker.fetchResps
 		return fetcherChannel
 	case msg.WriteTxnMarkersRequest, msg.WriteTxnMarkersResponse:
 		return markerChannel

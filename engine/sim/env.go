@@ -134,8 +134,9 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 		return
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
-		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset},
-			e.w.brokerPair(follower, leader, fetcherChannel))
+		req := e.w.fetchReqs.New(e.w) // a *msg.FetchRequest: the body is never changed once sent
+		*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
+		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, e.w.brokerPair(follower, leader, fetcherChannel))
 		b.FetchSent(tp, c.id)
 	}
 }
@@ -332,9 +333,9 @@ func summarize(m *msg.Message) string {
 		return "a producer id for an idempotent producer"
 	case msg.InitProducerIDResponse:
 		return fmt.Sprintf("%s producer id %d epoch %d", b.Error.Name(), b.ProducerID, b.Epoch)
-	case msg.FetchRequest:
+	case *msg.FetchRequest: // followers' fetches are sent by pointer (World.fetchReqs)
 		return b.TP.String() + " from offset " + strconv.FormatInt(b.FetchOffset, 10)
-	case msg.FetchResponse:
+	case *msg.FetchResponse:
 		return b.TP.String() + " " + strconv.Itoa(len(b.Batches)) + " batch(es), high watermark " + strconv.FormatInt(b.HighWatermark, 10)
 	case msg.AddPartitionsToTxnRequest:
 		return fmt.Sprintf("%s pid %d epoch %d adds %s", b.TransactionalID, b.ProducerID, b.Epoch, tpList(b.Partitions))

@@ -348,10 +348,10 @@ func (w *World) deliverToBroker(f *flight) bool {
 		b.OnMarkersResponse(body, env)
 	case msg.ConsumerFetchRequest:
 		b.HandleConsumerFetch(m, body, env)
-	case msg.FetchRequest:
-		b.HandleFetch(m, body, env)
-	case msg.FetchResponse:
-		b.OnFetchResponse(m.From.Broker, body, env)
+	case *msg.FetchRequest:
+		b.HandleFetch(m, *body, env)
+	case *msg.FetchResponse:
+		b.OnFetchResponse(m.From.Broker, *body, env)
 	case wireRequest:
 		w.answerWire(m, body)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/script"
@@ -135,6 +136,7 @@ type World struct {
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	prodOrder   []string
 	queue       queue
+	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault

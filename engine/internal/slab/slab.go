@@ -1,0 +1,28 @@
+// Package slab hands out values cut from chunks instead of allocating each
+// on its own: a message body boxed into an interface costs an allocation,
+// and the followers' fetches send two of them a round trip.
+package slab
+
+// chunkLen is how many values a chunk holds: a pointer to one keeps the
+// whole chunk alive, so chunks stay small.
+const chunkLen = 64
+
+// Slab hands out values of T. A value handed out is never handed out
+// again, so it may be shared (a world's copy shares its messages) for as
+// long as anyone points at it. A Slab belongs to one owner: a copy of the
+// owner that copies the Slab with it passes itself as the owner and so
+// starts a chunk of its own instead of cutting from the one it shares.
+type Slab[T any] struct {
+	owner any
+	free  []T
+}
+
+// New returns a zero T that nobody else has.
+func (s *Slab[T]) New(owner any) *T {
+	if len(s.free) == 0 || s.owner != owner {
+		s.owner, s.free = owner, make([]T, chunkLen)
+	}
+	v := &s.free[0]
+	s.free = s.free[1:]
+	return v
+}
