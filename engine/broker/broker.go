@@ -169,8 +169,15 @@ type Broker struct {
 	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
-	timerSeq     int                          // the last marker timer handed out
-	fetchResps   slab.Slab[msg.FetchResponse] // the answers to followers' fetches, boxed without an allocation each
+	timerSeq     int // the last marker timer handed out
+	// What the produce and fetch paths hand out by the thousand, cut from
+	// chunks instead of allocated one by one (never handed out twice, so
+	// a copy of the world may share what it points at).
+	fetchResps   slab.Slab[msg.FetchResponse] // the answers to followers' fetches, sent by pointer
+	fetchBatches slab.Slices[[]byte]          // their batches
+	results      slab.Slices[msg.ProduceResult]
+	waitFor      slab.Slices[int64]
+	pendings     slab.Slab[pendingProduce]
 }
 
 // New creates a live broker with no replicas.

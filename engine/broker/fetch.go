@@ -60,7 +60,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	resp.TP, resp.HighWatermark, resp.LeaderEpoch = req.TP, r.Log.HighWatermark(), r.LeaderEpoch
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
 		n := r.Log.NumBatches()
-		resp.Batches = make([][]byte, 0, n-i)
+		resp.Batches = b.fetchBatches.Make(b, n-i)
 		r.Log.EachBatch(i, func(_ int, s *partition.Stored) bool {
 			resp.Batches = append(resp.Batches, s.Bytes)
 			return true

@@ -44,7 +44,7 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
 	var waits [4]int64
-	results, waitFor := make([]msg.ProduceResult, 0, len(req.Batches)), waits[:0]
+	results, waitFor := b.results.Make(b, len(req.Batches)), waits[:0]
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
@@ -62,8 +62,9 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: results}, env)
 		return
 	}
-	p := &pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
-		results: results, waitFor: slices.Clone(waitFor)}
+	p := b.pendings.New(b)
+	*p = pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
+		results: results, waitFor: append(b.waitFor.Make(b, len(waitFor)), waitFor...)}
 	b.pending[m.ID] = p
 	b.pendingOrder = append(b.pendingOrder, m.ID)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)

@@ -26,3 +26,25 @@ func (s *Slab[T]) New(owner any) *T {
 	s.free = s.free[1:]
 	return v
 }
+
+// Slices hands out small slices of T cut from chunks, each with room for
+// the number of values asked for and no more: appending past it moves the
+// slice out of the chunk, never into a neighbour's room. As with Slab, a
+// slice handed out is never handed out again.
+type Slices[T any] struct {
+	owner any
+	free  []T
+}
+
+// Make returns an empty slice with room for n values.
+func (s *Slices[T]) Make(owner any, n int) []T {
+	if n > chunkLen/4 {
+		return make([]T, 0, n)
+	}
+	if len(s.free) < n || s.owner != owner {
+		s.owner, s.free = owner, make([]T, chunkLen)
+	}
+	v := s.free[:0:n]
+	s.free = s.free[n:]
+	return v
+}

@@ -26,3 +26,39 @@ func TestNewNeverShares(t *testing.T) {
 		v[0], w[0] = 1, 2
 	}
 }
+
+// TestMakeNeverShares: slices handed out never overlap, appending past
+// one's room leaves its neighbours alone, and a copy under another owner
+// cuts from a chunk of its own.
+func TestMakeNeverShares(t *testing.T) {
+	a, b := new(int), new(int)
+	var s Slices[int]
+	var got [][]int
+	for i := range 3 * chunkLen {
+		n := i%5 + 1
+		v := s.Make(a, n)
+		if len(v) != 0 || cap(v) != n {
+			t.Fatalf("Make(%d): len %d cap %d", n, len(v), cap(v))
+		}
+		for j := range n {
+			v = append(v, i)
+			_ = j
+		}
+		got = append(got, v)
+	}
+	got[0] = append(got[0], -1) // past its room: moves away
+	c := s
+	for range chunkLen {
+		got = append(got, append(s.Make(a, 2), -2, -2), append(c.Make(b, 3), -3, -3, -3))
+	}
+	for i, v := range got[1 : 3*chunkLen] {
+		for _, x := range v {
+			if x != i+1 {
+				t.Fatalf("slice %d holds %v: another wrote into it", i+1, v)
+			}
+		}
+	}
+	if v := s.Make(a, chunkLen); cap(v) != chunkLen {
+		t.Fatalf("a large slice: cap %d", cap(v))
+	}
+}
