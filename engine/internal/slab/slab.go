@@ -3,9 +3,18 @@
 // and the followers' fetches send two of them a round trip.
 package slab
 
-// chunkLen is how many values a chunk holds: a pointer to one keeps the
-// whole chunk alive, so chunks stay small.
-const chunkLen = 64
+// chunkLen is how many values a chunk holds at most: a pointer to one
+// keeps the whole chunk alive, so chunks stay small. The first chunk of a
+// slab holds firstLen and each next one twice the last, so that a small
+// world (a lab schedule plays a few hundred steps) does not pay for room
+// it never uses.
+const (
+	chunkLen = 64
+	firstLen = 4
+)
+
+// grow is the length of the chunk after one of length last.
+func grow(last int) int { return min(chunkLen, max(firstLen, 2*last)) }
 
 // Slab hands out values of T. A value handed out is never handed out
 // again, so it may be shared (a world's copy shares its messages) for as
@@ -15,12 +24,14 @@ const chunkLen = 64
 type Slab[T any] struct {
 	owner any
 	free  []T
+	last  int // the length of the last chunk
 }
 
 // New returns a zero T that nobody else has.
 func (s *Slab[T]) New(owner any) *T {
 	if len(s.free) == 0 || s.owner != owner {
-		s.owner, s.free = owner, make([]T, chunkLen)
+		s.last = grow(s.last)
+		s.owner, s.free = owner, make([]T, s.last)
 	}
 	v := &s.free[0]
 	s.free = s.free[1:]
@@ -34,6 +45,7 @@ func (s *Slab[T]) New(owner any) *T {
 type Slices[T any] struct {
 	owner any
 	free  []T
+	last  int
 }
 
 // Make returns an empty slice with room for n values.
@@ -42,7 +54,8 @@ func (s *Slices[T]) Make(owner any, n int) []T {
 		return make([]T, 0, n)
 	}
 	if len(s.free) < n || s.owner != owner {
-		s.owner, s.free = owner, make([]T, chunkLen)
+		s.last = max(grow(s.last), n)
+		s.owner, s.free = owner, make([]T, s.last)
 	}
 	v := s.free[:0:n]
 	s.free = s.free[n:]
