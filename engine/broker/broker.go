@@ -178,12 +178,17 @@ type Broker struct {
 	results      slab.Slices[msg.ProduceResult]
 	waitFor      slab.Slices[int64]
 	pendings     slab.Slab[pendingProduce]
+	logChanges   uint64 // changes of its logs' batches or high watermarks (partition.Log.CountChangesIn)
 }
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
 	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}, txns: map[string]*txnState{}}
 }
+
+// LogChanges counts the changes of the batches or the high watermark of
+// any of the broker's logs so far: while it stays the same, none changed.
+func (b *Broker) LogChanges() uint64 { return b.logChanges }
 
 // Alive reports whether the broker process runs.
 func (b *Broker) Alive() bool { return b.alive }
@@ -203,6 +208,7 @@ func (b *Broker) Replicas() []*Replica {
 // AddReplica hosts a new, empty replica of tp.
 func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg)}
+	r.Log.CountChangesIn(&b.logChanges)
 	b.replicas.put(tp, r)
 	b.order = append(b.order, tp)
 	return r

@@ -119,6 +119,7 @@ func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
 	seg.Size += int64(len(b))
 	seg.end = l.batches.Len()
 	l.end = base + int64(h.LastOffsetDelta) + 1
+	l.changed()
 	return base
 }
 

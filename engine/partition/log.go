@@ -79,6 +79,7 @@ type Log struct {
 	scratch     record.Batch
 	arena       hist.Arena // where stored bytes are cut from
 	truncations int
+	changes     *uint64 // counts every change of batches or high watermark (CountChangesIn); a copy starts without it
 }
 
 // New returns an empty log named like "orders-0".
@@ -171,6 +172,7 @@ func (l *Log) SetHighWatermark(hw int64) {
 	hw = min(hw, l.end)
 	if hw > l.hw {
 		l.hw = hw
+		l.changed()
 	}
 	l.state.OnHighWatermark(l.hw)
 }
@@ -230,6 +232,18 @@ func (l *Log) Clone() *Log {
 // marker replayed) and never kept, so a batch's records need no buffer of
 // their own.
 func scratchDecoder() record.Decoder { return record.Decoder{Reuse: true} }
+
+// CountChangesIn makes the log add one to *n whenever its batches or its
+// high watermark change: one counter for all of a broker's logs tells a
+// reader whether any of them changed at all. A copy of the log (Clone)
+// counts nowhere until it is given a counter of its own.
+func (l *Log) CountChangesIn(n *uint64) { l.changes = n }
+
+func (l *Log) changed() {
+	if l.changes != nil {
+		*l.changes++
+	}
+}
 
 // Truncations counts the times batches were taken off the end of the log:
 // a reader that cached what the log held can tell whether it still does.

@@ -120,6 +120,7 @@ func (l *Log) TruncateTo(offset, now int64) (int64, error) {
 	}
 	l.end = l.batches.Ptr(i).Header.BaseOffset
 	l.batches.Truncate(i)
+	l.changed()
 	l.truncations++
 	for len(l.segments) > 0 && l.active.BaseOffset > l.end {
 		l.active = l.segments[len(l.segments)-1]
@@ -132,6 +133,7 @@ func (l *Log) TruncateTo(offset, now int64) (int64, error) {
 		return true
 	})
 	l.hw = min(l.hw, l.end)
+	l.changed()
 	_, err := l.Rebuild(now)
 	return l.end, err
 }

@@ -281,6 +281,24 @@ type checker struct {
 	// so that the next pass can pass it by without looking the log up.
 	// A copy of the checker starts without it (its logs are others).
 	quiet []quietPart
+	// calm: the last pass left every partition with nothing to judge,
+	// when the brokers' logs had changed calmChanges times all told and
+	// the world had calmParts partitions. Until a log changes, an ack
+	// comes in or a leader changes, the next pass would find the same.
+	// A copy of the checker starts without it.
+	calm        bool
+	calmChanges uint64
+	calmParts   int
+}
+
+// logChanges is how many times any broker's log changed its batches or
+// its high watermark (broker.LogChanges); the counts only grow.
+func (w *World) logChanges() uint64 {
+	var n uint64
+	for _, b := range w.brokers {
+		n += b.LogChanges()
+	}
+	return n
 }
 
 // quietPart is a partition the checker's pass found with nothing to
@@ -354,6 +372,7 @@ func (c *checker) leaderChanged(part int) {
 		c.rescan = append(c.rescan, false)
 	}
 	c.rescan[part] = true
+	c.calm = false
 }
 
 // run scans what changed in this step. Most steps change no leader log
@@ -361,6 +380,10 @@ func (c *checker) leaderChanged(part int) {
 // and a partition whose leader, check and log are as the last pass left
 // them is passed by: scanning it would judge nothing.
 func (c *checker) run(w *World) {
+	changes := w.logChanges()
+	if c.calm && changes == c.calmChanges && len(c.fresh) == 0 && len(w.parts) == c.calmParts {
+		return
+	}
 	for len(c.parts) < len(w.parts) {
 		c.parts = append(c.parts, nil)
 	}
@@ -404,6 +427,7 @@ func (c *checker) run(w *World) {
 		}
 	}
 	c.fresh = c.fresh[:0]
+	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
 }
 
 // scan judges the batches that became visible: below the high watermark,
