@@ -404,3 +404,43 @@ func TestTruncateTo(t *testing.T) {
 		t.Fatalf("append after truncation at %d", r.BaseOffset)
 	}
 }
+
+// TestCountChangesIn: every change of the batches or the high watermark
+// counts, nothing else does, and a copy counts nowhere until given a
+// counter (the checker's pass skips a step on an unchanged count).
+func TestCountChangesIn(t *testing.T) {
+	var n uint64
+	l := New("orders-0", Config{})
+	l.CountChangesIn(&n)
+	want := uint64(0)
+	step := func(what string, f func(), changes bool) {
+		t.Helper()
+		f()
+		if changes {
+			want++
+		}
+		if n < want || (!changes && n != want) {
+			t.Fatalf("%s: count %d, want %d", what, n, want)
+		}
+		want = n
+	}
+	step("append", func() { mustAppend(t, l, batch(1, 0, 0, 2, false)) }, true)
+	step("append", func() { mustAppend(t, l, batch(1, 0, 2, 2, false)) }, true)
+	step("high watermark", func() { l.SetHighWatermark(2) }, true)
+	step("the same high watermark", func() { l.SetHighWatermark(2) }, false)
+	step("a snapshot", func() { l.TakeSnapshot() }, false)
+	step("truncation", func() {
+		if _, err := l.TruncateTo(2, ts); err != nil {
+			t.Fatal(err)
+		}
+	}, true)
+	step("truncation past the end", func() { l.TruncateTo(10, ts) }, false)
+	c := l.Clone()
+	step("an append to a copy", func() { mustAppend(t, c, batch(1, 0, 2, 1, false)) }, false)
+	var m uint64
+	c.CountChangesIn(&m)
+	mustAppend(t, c, batch(1, 0, 3, 1, false))
+	if m != 1 || n != want {
+		t.Fatalf("the copy's own counter %d (want 1), the original's %d (want %d)", m, n, want)
+	}
+}
