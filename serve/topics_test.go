@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,7 +79,7 @@ func TestCreateTopics(t *testing.T) {
 		partitions int32
 		rf         int16
 		assign     [][]int32
-		configs    bool
+		configs    []string // name=value; a name alone is a null value
 	}
 	cases := []struct {
 		topic
@@ -98,7 +99,13 @@ func TestCreateTopics(t *testing.T) {
 		{topic{name: "mixed", partitions: 2, rf: -1, assign: [][]int32{{1}}}, 42, 0, 0},     // INVALID_REQUEST
 		{topic{name: "twice", partitions: -1, rf: -1, assign: [][]int32{{1, 1}}}, 39, 0, 0}, // INVALID_REPLICA_ASSIGNMENT
 		{topic{name: "nobroker", partitions: -1, rf: -1, assign: [][]int32{{7}}}, 39, 0, 0},
-		{topic{name: "configured", partitions: 1, rf: 1, configs: true}, 40, 0, 0}, // INVALID_CONFIG
+		{topic{name: "configured", partitions: 1, rf: 1, configs: []string{"cleanup.policy=compact"}}, 40, 0, 0}, // INVALID_CONFIG
+		{topic{name: "retained", partitions: 1, rf: 1, configs: []string{"retention.ms=1000"}}, 40, 0, 0},
+		{topic{name: "nullcfg", partitions: 1, rf: 1, configs: []string{"min.insync.replicas"}}, 40, 0, 0},
+		{topic{name: "isr1", partitions: 1, rf: 1, configs: []string{"min.insync.replicas=1"}}, 40, 0, 0}, // the cluster's is 2
+		// The configs a served topic has anyway may be set to what it has.
+		{topic{name: "defaulted", partitions: 1, rf: 3, configs: []string{"min.insync.replicas=2", "cleanup.policy=delete", "compression.type=producer",
+			"max.message.bytes=1048588", "message.timestamp.type=CreateTime", "unclean.leader.election.enable=FALSE"}}, 0, 1, 3},
 		{topic{name: "__consumer_offsets", partitions: 1, rf: 1}, 36, 0, 0},
 		{topic{name: "huge", partitions: sim.MaxPartitions, rf: 1}, 44, 0, 0}, // POLICY_VIOLATION
 	}
@@ -112,10 +119,13 @@ func TestCreateTopics(t *testing.T) {
 			a.Partition, a.Replicas = int32(i), reps
 			rt.ReplicaAssignment = append(rt.ReplicaAssignment, a)
 		}
-		if tc.configs {
+		for _, kv := range tc.configs {
 			cf := kmsg.NewCreateTopicsRequestTopicConfig()
-			v := "compact"
-			cf.Name, cf.Value = "cleanup.policy", &v
+			name, v, ok := strings.Cut(kv, "=")
+			cf.Name = name
+			if ok {
+				cf.Value = &v
+			}
 			rt.Configs = append(rt.Configs, cf)
 		}
 		ct.Topics = append(ct.Topics, rt)
@@ -147,6 +157,9 @@ func TestCreateTopics(t *testing.T) {
 		if tc.code != 0 && msg == "" {
 			t.Errorf("%s: refused without a message", tc.name)
 		}
+		if want := "Null value not supported for topic configs: min.insync.replicas"; tc.name == "nullcfg" && msg != want {
+			t.Errorf("nullcfg: %q, want Kafka's %q", msg, want)
+		}
 	}
 	for _, r := range got[len(cases):] {
 		if r.ErrorCode != 42 {
@@ -169,7 +182,7 @@ func TestCreateTopics(t *testing.T) {
 				if fmt.Sprint(p.Replicas) != "[3 1]" || p.Leader != 3 || p.HighWatermark != 1 {
 					t.Errorf("manual-0: replicas %v, leader %d, HW %d; want [3 1], 3, 1", p.Replicas, p.Leader, p.HighWatermark)
 				}
-			case "dup-0", "configured-0", "huge-0":
+			case "dup-0", "configured-0", "retained-0", "nullcfg-0", "isr1-0", "huge-0":
 				t.Errorf("%s was created", p.Name)
 			}
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/msg"
@@ -314,16 +315,63 @@ func (w *World) createTopic(t kmsg.CreateTopicsRequestTopic) ([][]int, *topicRef
 		return nil, &topicRefusal{errInvalidTopic, fmt.Sprintf("Topic '%s' collides with existing topic: %s", t.Topic, w.collision(t.Topic))}
 	case w.topicExists(t.Topic) || internalTopic(t.Topic):
 		return nil, &topicRefusal{errTopicAlreadyExists, fmt.Sprintf("Topic '%s' already exists.", t.Topic)}
-	case len(t.Configs) > 0:
-		names := make([]string, len(t.Configs))
-		for i, c := range t.Configs {
-			names[i] = c.Name
-		}
-		return nil, &topicRefusal{errInvalidConfig, fmt.Sprintf("eoslab serve does not model topic configs (%s): a topic has Kafka's defaults", strings.Join(names, ", "))}
+	case len(t.Configs) > 0 && w.configRefusal(t.Configs) != nil:
+		return nil, w.configRefusal(t.Configs)
 	case len(t.ReplicaAssignment) > 0:
 		return w.manualAssignment(t)
 	}
 	return w.placeTopic(t.NumPartitions, t.ReplicationFactor)
+}
+
+// topicConfig is the value a served topic has for a config the engine
+// models: Kafka's default (LogConfig) or, for min.insync.replicas, the
+// cluster's. ok is false for every other config.
+func (w *World) topicConfig(name string) (value string, ok bool) {
+	switch name {
+	case "cleanup.policy":
+		return "delete", true
+	case "compression.type":
+		return "producer", true
+	case "max.message.bytes":
+		return strconv.Itoa(MaxMessageBytes), true
+	case "message.timestamp.type":
+		return "CreateTime", true
+	case "min.insync.replicas":
+		return strconv.Itoa(w.cluster.MinInsync), true
+	case "unclean.leader.election.enable":
+		return "false", true
+	}
+	return "", false
+}
+
+// configRefusal checks a new topic's configs: a config may be set to the
+// value the topic has anyway (topicConfig); anything else would make the
+// engine claim what it does not do, and is refused INVALID_CONFIG. Null
+// values are refused first, with Kafka's message
+// (ControllerConfigurationValidator.validate).
+func (w *World) configRefusal(configs []kmsg.CreateTopicsRequestTopicConfig) *topicRefusal {
+	var null, other []string
+	for _, c := range configs {
+		if c.Value == nil {
+			null = append(null, c.Name)
+			continue
+		}
+		v := strings.TrimSpace(*c.Value)
+		want, ok := w.topicConfig(c.Name)
+		if ok && c.Name == "unclean.leader.election.enable" {
+			v = strings.ToLower(v) // ConfigDef parses a boolean in any case
+		}
+		if !ok || v != want {
+			other = append(other, c.Name+"="+*c.Value)
+		}
+	}
+	switch {
+	case len(null) > 0:
+		return &topicRefusal{errInvalidConfig, "Null value not supported for topic configs: " + strings.Join(null, ",")}
+	case len(other) > 0:
+		return &topicRefusal{errInvalidConfig, fmt.Sprintf("eoslab serve models a topic with Kafka's default configs only (%s): it could not do what they ask", strings.Join(other, ", "))}
+	}
+	return nil
 }
 
 // createTopics answers CreateTopics: each topic is created (unless the
