@@ -141,11 +141,18 @@ func (s *seenRecs) runOf(i, n int) (stored []seenAt, one bool, k int) {
 
 func (s *seenRecs) clone() seenRecs {
 	d := *s
-	if s.rest != nil {
-		r := s.rest.Clone()
-		d.rest = &r
-	}
+	d.rest = cloneVec(s.rest)
 	return d
+}
+
+// cloneVec copies a vector kept behind a pointer until it is needed (nil
+// stays nil).
+func cloneVec[T any](v *hist.Vec[T]) *hist.Vec[T] {
+	if v == nil {
+		return nil
+	}
+	c := v.Clone()
+	return &c
 }
 
 type partCheck struct {

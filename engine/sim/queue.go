@@ -150,15 +150,8 @@ func (h *queue) removeTop() {
 		heap[i] = heap[c]
 		i = c
 	}
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !before(&x, &heap[parent]) {
-			break
-		}
-		heap[i] = heap[parent]
-		i = parent
-	}
 	heap[i] = x
+	h.up(i)
 }
 
 // compact drops the timers that can never act again: a request timeout

@@ -52,10 +52,7 @@ func (h *seqHeads) set(seq int, head int32) {
 
 func (h *seqHeads) clone() seqHeads {
 	d := *h
-	if h.rest != nil {
-		r := h.rest.Clone()
-		d.rest = &r
-	}
+	d.rest = cloneVec(h.rest)
 	return d
 }
 
