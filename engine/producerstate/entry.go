@@ -106,10 +106,13 @@ func (e *Entry) Batches() []BatchMeta {
 
 // LastSeq is the last sequence of the newest remembered batch, or -1.
 func (e *Entry) LastSeq() int32 {
-	if e.n == 0 {
+	switch e.n {
+	case 0:
 		return record.NoSequence
+	case 1:
+		return e.first.LastSeq
 	}
-	return e.at(int(e.n) - 1).LastSeq
+	return e.more[e.n-2].LastSeq
 }
 
 // LastOffset is the last offset of the newest remembered batch, or -1.
@@ -123,9 +126,17 @@ func (e *Entry) LastOffset() int64 {
 // findDuplicate returns the index of the remembered batch with exactly this
 // sequence range, or -1 (ProducerStateEntry.batchWithSequenceRange).
 func (e *Entry) findDuplicate(firstSeq, lastSeq int32) int {
-	for i := 0; i < int(e.n); i++ {
-		if m := e.at(i); m.LastSeq == lastSeq && m.FirstSeq() == firstSeq {
-			return i
+	if e.n == 0 {
+		return -1
+	}
+	if e.first.LastSeq == lastSeq && e.first.FirstSeq() == firstSeq {
+		return 0
+	}
+	if e.n > 1 {
+		for i := range e.more[:e.n-1] {
+			if m := &e.more[i]; m.LastSeq == lastSeq && m.FirstSeq() == firstSeq {
+				return i + 1
+			}
 		}
 	}
 	return -1
