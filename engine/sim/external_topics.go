@@ -315,37 +315,40 @@ func (w *World) createTopic(t kmsg.CreateTopicsRequestTopic) ([][]int, *topicRef
 		return nil, &topicRefusal{errInvalidTopic, fmt.Sprintf("Topic '%s' collides with existing topic: %s", t.Topic, w.collision(t.Topic))}
 	case w.topicExists(t.Topic) || internalTopic(t.Topic):
 		return nil, &topicRefusal{errTopicAlreadyExists, fmt.Sprintf("Topic '%s' already exists.", t.Topic)}
-	case len(t.Configs) > 0 && w.configRefusal(t.Configs) != nil:
-		return nil, w.configRefusal(t.Configs)
-	case len(t.ReplicaAssignment) > 0:
+	}
+	if r := w.configRefusal(t.Configs); r != nil {
+		return nil, r
+	}
+	if len(t.ReplicaAssignment) > 0 {
 		return w.manualAssignment(t)
 	}
 	return w.placeTopic(t.NumPartitions, t.ReplicationFactor)
 }
 
-// topicConfig is the value a served topic has for a config the engine
-// models: Kafka's default (LogConfig) or, for min.insync.replicas, the
-// cluster's. ok is false for every other config.
-func (w *World) topicConfig(name string) (value string, ok bool) {
+// topicHas reports whether a served topic has config name at value: the
+// configs the engine models have Kafka's defaults (LogConfig), and
+// min.insync.replicas is the cluster's. Every other config is false.
+func (w *World) topicHas(name, value string) bool {
+	value = strings.TrimSpace(value)
 	switch name {
 	case "cleanup.policy":
-		return "delete", true
+		return value == "delete"
 	case "compression.type":
-		return "producer", true
+		return value == "producer"
 	case "max.message.bytes":
-		return strconv.Itoa(MaxMessageBytes), true
+		return value == strconv.Itoa(MaxMessageBytes)
 	case "message.timestamp.type":
-		return "CreateTime", true
+		return value == "CreateTime"
 	case "min.insync.replicas":
-		return strconv.Itoa(w.cluster.MinInsync), true
+		return value == strconv.Itoa(w.cluster.MinInsync)
 	case "unclean.leader.election.enable":
-		return "false", true
+		return strings.EqualFold(value, "false") // ConfigDef parses a boolean in any case
 	}
-	return "", false
+	return false
 }
 
 // configRefusal checks a new topic's configs: a config may be set to the
-// value the topic has anyway (topicConfig); anything else would make the
+// value the topic has anyway (topicHas); anything else would make the
 // engine claim what it does not do, and is refused INVALID_CONFIG. Null
 // values are refused first, with Kafka's message
 // (ControllerConfigurationValidator.validate).
@@ -356,12 +359,7 @@ func (w *World) configRefusal(configs []kmsg.CreateTopicsRequestTopicConfig) *to
 			null = append(null, c.Name)
 			continue
 		}
-		v := strings.TrimSpace(*c.Value)
-		want, ok := w.topicConfig(c.Name)
-		if ok && c.Name == "unclean.leader.election.enable" {
-			v = strings.ToLower(v) // ConfigDef parses a boolean in any case
-		}
-		if !ok || v != want {
+		if !w.topicHas(c.Name, *c.Value) {
 			other = append(other, c.Name+"="+*c.Value)
 		}
 	}
