@@ -13,15 +13,18 @@ import (
 func (p *Producer) Clone() *Producer {
 	c := *p
 	c.done = p.done.Clone()
-	c.inflight = slices.Clone(p.inflight)
-	c.slab = nil
-	copies := make(map[*Batch]*Batch, len(p.recent))
-	batches := make([]Batch, len(p.recent))
-	c.recent = make([]*Batch, len(p.recent))
-	for i, b := range p.recent {
-		batches[i] = *b
-		c.recent[i] = &batches[i]
-		copies[b] = &batches[i]
+	var copies map[*Batch]*Batch // nil while quiet: every batch is settled
+	if p.s != nil {
+		s := &sending{inflight: slices.Clone(p.s.inflight)}
+		copies = make(map[*Batch]*Batch, len(p.s.recent))
+		batches := make([]Batch, len(p.s.recent))
+		s.recent = make([]*Batch, len(p.s.recent))
+		for i, b := range p.s.recent {
+			batches[i] = *b
+			s.recent[i] = &batches[i]
+			copies[b] = &batches[i]
+		}
+		c.s = s
 	}
 	remap := func(list []*Batch) []*Batch {
 		out := make([]*Batch, len(list))
@@ -40,11 +43,13 @@ func (p *Producer) Clone() *Producer {
 		q.queue, q.outstanding = remap(ps.queue), remap(ps.outstanding)
 		c.parts[i] = &q
 	}
-	c.reqs = make([]*request, len(p.reqs))
-	for i, r := range p.reqs {
-		q := *r
-		q.batches = remap(r.batches)
-		c.reqs[i] = &q
+	if p.s != nil {
+		c.s.reqs = make([]*request, len(p.s.reqs))
+		for i, r := range p.s.reqs {
+			q := *r
+			q.batches = remap(r.batches)
+			c.s.reqs[i] = &q
+		}
 	}
 	if p.txn != nil {
 		t := *p.txn

@@ -162,13 +162,36 @@ type Producer struct {
 	initAt      int64                // earliest time to (re)send InitProducerId
 	parts       []*partitionState    // sorted by partition (TxnPartitionMap)
 	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
-	recent      []*Batch             // the others, from the oldest not done
-	reqs        []*request           // requests in flight, by id; reqs[len:cap] holds spare ones (nil: none)
-	inflight    []int                // requests in flight per broker connection, by broker id
 	nextBatchID int
 	serial      int64
-	slab        []Batch     // where new batches come from
+	s           *sending    // nil while the producer is quiet (Compact)
 	txn         *txnManager // nil unless transactional
+}
+
+// sending is what only a producer with batches not done or requests in
+// flight needs: Compact drops it when there are none, so that a quiet
+// producer of a large world does not carry it.
+type sending struct {
+	recent   []*Batch   // the batches after done, from the oldest not done
+	reqs     []*request // requests in flight, by id; reqs[len:cap] holds spare ones (nil: none)
+	inflight []int      // requests in flight per broker connection, by broker id
+	slab     []Batch    // where new batches come from
+}
+
+// sending returns p.s, made if the producer was quiet.
+func (p *Producer) sending() *sending {
+	if p.s == nil {
+		p.s = &sending{}
+	}
+	return p.s
+}
+
+// recent is the batches after the done ones (nil while quiet).
+func (p *Producer) recent() []*Batch {
+	if p.s == nil {
+		return nil
+	}
+	return p.s.recent
 }
 
 // New resolves the configuration and creates the producer. Warnings are
@@ -247,7 +270,7 @@ func (p *Producer) BatchAt(i int) Batch {
 	if i < p.done.Len() {
 		return p.done.Ptr(i).batch(i+1, p)
 	}
-	return *p.recent[i-p.done.Len()]
+	return *p.s.recent[i-p.done.Len()] // i < NumBatches: not quiet
 }
 
 // SettledRef identifies settled batch i (i < Settled()) by where it is
@@ -257,16 +280,17 @@ func (p *Producer) SettledRef(i int) any { return p.done.Ptr(i) }
 
 // Unsettled returns the batches from the oldest one not done, oldest first
 // (shared: do not modify).
-func (p *Producer) Unsettled() []*Batch { return p.recent }
+func (p *Producer) Unsettled() []*Batch { return p.recent() }
 
 // Batch finds a batch the producer still tracks by id: one that is not
 // done, or done after an older one that is not (nil otherwise).
 func (p *Producer) Batch(id int) *Batch {
 	i := id - 1 - p.done.Len()
-	if i < 0 || i >= len(p.recent) {
+	recent := p.recent()
+	if i < 0 || i >= len(recent) {
 		return nil
 	}
-	return p.recent[i] // ids are handed out in order from 1
+	return recent[i] // ids are handed out in order from 1
 }
 
 // doneBatch is a batch that is done, in the compact form the producer
@@ -293,15 +317,15 @@ func (d *doneBatch) batch(id int, p *Producer) Batch {
 const batchSlab = 32
 
 // newBatch hands out a batch from the producer's current slab.
-func (p *Producer) newBatch() *Batch {
-	if len(p.slab) == 0 {
+func (s *sending) newBatch(made int) *Batch {
+	if len(s.slab) == 0 {
 		// Small at first: most producers of a large world make one batch.
-		p.slab = make([]Batch, min(batchSlab, max(1, p.nextBatchID/2)))
+		s.slab = make([]Batch, min(batchSlab, max(1, made/2)))
 	}
-	b := &p.slab[0]
-	p.slab = p.slab[1:]
-	if len(p.slab) == 0 {
-		p.slab = nil // keep nothing of a slab used up
+	b := &s.slab[0]
+	s.slab = s.slab[1:]
+	if len(s.slab) == 0 {
+		s.slab = nil // keep nothing of a slab used up
 	}
 	return b
 }
@@ -309,8 +333,11 @@ func (p *Producer) newBatch() *Batch {
 // settle moves the batches at the front of recent that are done to the
 // compact list.
 func (p *Producer) settle() {
+	if p.s == nil {
+		return
+	}
 	n := 0
-	for _, b := range p.recent {
+	for _, b := range p.s.recent {
 		if !b.done() {
 			break
 		}
@@ -319,7 +346,7 @@ func (p *Producer) settle() {
 		n++
 	}
 	if n > 0 {
-		p.recent = slices.Delete(p.recent, 0, n) // keeps the capacity
+		p.s.recent = slices.Delete(p.s.recent, 0, n) // keeps the capacity
 	}
 }
 
@@ -366,7 +393,10 @@ func compareTP(a, b msg.TP) int {
 
 // req returns the request in flight with this id, or nil.
 func (p *Producer) req(id int) *request {
-	for _, r := range p.reqs {
+	if p.s == nil {
+		return nil
+	}
+	for _, r := range p.s.reqs {
 		if r.id == id {
 			return r
 		}
@@ -376,55 +406,58 @@ func (p *Producer) req(id int) *request {
 
 // addReq records a request in flight to broker b.
 func (p *Producer) addReq(id, b int) *request {
+	s := p.sending()
 	var r *request
-	if n := len(p.reqs); n < cap(p.reqs) && p.reqs[:n+1][n] != nil {
-		r = p.reqs[:n+1][n] // a spare one
+	if n := len(s.reqs); n < cap(s.reqs) && s.reqs[:n+1][n] != nil {
+		r = s.reqs[:n+1][n] // a spare one
 		*r = request{batches: r.batches[:0]}
 	} else {
 		r = &request{}
 	}
 	r.id, r.broker = id, b
-	p.reqs = append(p.reqs, r) // ids only grow: the list stays sorted
-	for len(p.inflight) <= b {
-		p.inflight = append(p.inflight, 0)
+	s.reqs = append(s.reqs, r) // ids only grow: the list stays sorted
+	for len(s.inflight) <= b {
+		s.inflight = append(s.inflight, 0)
 	}
-	p.inflight[b]++
+	s.inflight[b]++
 	return r
 }
 
 // unlinkReq forgets a request that was answered.
 func (p *Producer) unlinkReq(r *request) {
-	if i := slices.Index(p.reqs, r); i >= 0 {
-		n := len(p.reqs)
-		copy(p.reqs[i:], p.reqs[i+1:])
-		p.reqs[n-1] = nil // the spare ones follow it
-		p.reqs = p.reqs[:n-1]
+	s := p.s // r was in flight: not quiet
+	if i := slices.Index(s.reqs, r); i >= 0 {
+		n := len(s.reqs)
+		copy(s.reqs[i:], s.reqs[i+1:])
+		s.reqs[n-1] = nil // the spare ones follow it
+		s.reqs = s.reqs[:n-1]
 	}
-	p.inflight[r.broker]--
+	s.inflight[r.broker]--
 }
 
 // recycleReq keeps an unlinked request for reuse.
 func (p *Producer) recycleReq(r *request) {
 	clear(r.batches)
-	spare := p.reqs[len(p.reqs):cap(p.reqs)]
+	s := p.sending()
+	spare := s.reqs[len(s.reqs):cap(s.reqs)]
 	if i := slices.Index(spare, nil); i >= 0 {
 		spare[i] = r
 	} else {
-		p.reqs = append(p.reqs, r)[:len(p.reqs)] // room for it past the requests in flight
+		s.reqs = append(s.reqs, r)[:len(s.reqs)] // room for it past the requests in flight
 	}
 }
 
 // Compact drops what the producer keeps only to go faster — spare
-// requests, the room of empty lists — when nothing is in flight and no
-// batch is waiting: a world of a million quiet producers keeps none of it.
-// Nothing it does depends on that room; it is made again when used.
+// requests and batches, the room of empty lists — when nothing is in
+// flight and no batch is waiting: a world of a million quiet producers
+// keeps none of it. Nothing it does depends on that room; it is made
+// again when used.
 func (p *Producer) Compact() {
-	if len(p.reqs) != 0 || len(p.recent) != 0 {
-		return
-	}
-	p.reqs, p.recent = nil, nil
-	if !slices.ContainsFunc(p.inflight, func(n int) bool { return n != 0 }) {
-		p.inflight = nil
+	if s := p.s; s != nil {
+		if len(s.reqs) != 0 || len(s.recent) != 0 || slices.ContainsFunc(s.inflight, func(n int) bool { return n != 0 }) {
+			return
+		}
+		p.s = nil
 	}
 	for _, ps := range p.parts {
 		if len(ps.queue) == 0 {
@@ -438,10 +471,10 @@ func (p *Producer) Compact() {
 
 // inflightTo is the number of requests in flight to broker b.
 func (p *Producer) inflightTo(b int) int {
-	if b < 0 || b >= len(p.inflight) {
+	if p.s == nil || b < 0 || b >= len(p.s.inflight) {
 		return 0
 	}
-	return p.inflight[b]
+	return p.s.inflight[b]
 }
 
 // Send enqueues count records for tp as one batch (KafkaProducer.send of
@@ -455,7 +488,8 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		p.noteTxnPartition(tp)
 	}
 	p.nextBatchID++
-	b := p.newBatch()
+	sn := p.sending()
+	b := sn.newBatch(p.nextBatchID)
 	*b = Batch{
 		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
 		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
@@ -465,7 +499,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		b.Value = value
 	}
 	p.serial += int64(count)
-	p.recent = append(p.recent, b)
+	sn.recent = append(sn.recent, b)
 	ps := p.part(tp)
 	ps.queue = append(ps.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
@@ -500,7 +534,7 @@ func plural(n int32) string {
 
 // Pending reports whether the producer still has batches that are not done.
 func (p *Producer) Pending() bool {
-	for _, b := range p.recent {
+	for _, b := range p.recent() {
 		if !b.done() {
 			return true
 		}
@@ -537,7 +571,10 @@ func (p *Producer) Partitions() []PartitionView {
 // InFlightRequests is the number of produce requests awaiting an answer, per broker.
 func (p *Producer) InFlightRequests() map[int]int {
 	out := map[int]int{}
-	for b, n := range p.inflight {
+	if p.s == nil {
+		return out
+	}
+	for b, n := range p.s.inflight {
 		if n > 0 {
 			out[b] = n
 		}

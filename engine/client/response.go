@@ -358,13 +358,15 @@ func (p *Producer) Disconnect(broker int, env Env) bool {
 // codes it is given are retriable).
 func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env) bool {
 	var gone []*request
-	for _, r := range p.reqs { // in id order
-		if r.broker == broker {
-			gone = append(gone, r)
+	if p.s != nil {
+		for _, r := range p.s.reqs { // in id order
+			if r.broker == broker {
+				gone = append(gone, r)
+			}
 		}
 	}
 	for _, r := range gone {
-		p.reqs = slices.DeleteFunc(p.reqs, func(x *request) bool { return x == r })
+		p.s.reqs = slices.DeleteFunc(p.s.reqs, func(x *request) bool { return x == r })
 		if r.init {
 			p.initWaiting = false
 			p.initAt = env.Now() + p.cfg.RetryBackoffMs
@@ -377,8 +379,8 @@ func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env
 			p.txn.readyAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 	}
-	if broker >= 0 && broker < len(p.inflight) {
-		p.inflight[broker] = 0
+	if s := p.s; s != nil && broker >= 0 && broker < len(s.inflight) {
+		s.inflight[broker] = 0
 	}
 	p.settle()
 	env.Wake(env.Now()) // the next request opens a new connection
