@@ -159,10 +159,9 @@ type Producer struct {
 	fatal       bool // stopped by the fatal error fatalCode
 	epoch       int16
 	fatalCode   kerr.Code
-	initAt      int64                // earliest time to (re)send InitProducerId
-	parts       []*partitionState    // sorted by partition (TxnPartitionMap)
-	done        hist.List[doneBatch] // the oldest batches, all done: 1..done.Len()
-	nextBatchID int
+	initAt      int64             // earliest time to (re)send InitProducerId
+	parts       []*partitionState // sorted by partition (TxnPartitionMap)
+	done        doneList          // the oldest batches, all done: 1..done.Len()
 	serial      int64
 	s           *sending    // nil while the producer is quiet (Compact)
 	txn         *txnManager // nil unless transactional
@@ -259,7 +258,7 @@ type Scratch struct {
 
 // NumBatches is the number of batches the producer has made; their ids
 // are 1 to NumBatches.
-func (p *Producer) NumBatches() int { return p.nextBatchID }
+func (p *Producer) NumBatches() int { return p.done.Len() + len(p.recent()) }
 
 // Settled is the number of the oldest batches that are done, together with
 // every batch before them: what BatchAt returns for them never changes.
@@ -308,6 +307,12 @@ type doneBatch struct {
 	state       BatchState
 }
 
+// settled is what is kept of b once it is done.
+func (b *Batch) settled() doneBatch {
+	return doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, seq: b.Seq, count: b.Count,
+		sends: int32(b.Sends), partition: int32(b.TP.Partition), topic: b.TP.Topic, err: b.Err, state: b.State}
+}
+
 func (d *doneBatch) batch(id int, p *Producer) Batch {
 	return Batch{ID: id, TP: msg.TP{Topic: d.topic, Partition: int(d.partition)}, Count: d.count, FirstSerial: d.firstSerial,
 		PID: -1, Epoch: -1, Seq: d.seq, Sends: int(d.sends), State: d.state, BaseOffset: d.baseOffset, Err: d.err, Bytes: d.bytes}
@@ -341,8 +346,11 @@ func (p *Producer) settle() {
 		if !b.done() {
 			break
 		}
-		p.done.Append(doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, seq: b.Seq, count: b.Count,
-			sends: int32(b.Sends), partition: int32(b.TP.Partition), topic: b.TP.Topic, err: b.Err, state: b.State})
+		if l := p.done.more; l != nil {
+			l.Append(b.settled())
+		} else {
+			p.done.start(b.settled())
+		}
 		n++
 	}
 	if n > 0 {
@@ -487,11 +495,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		}
 		p.noteTxnPartition(tp)
 	}
-	p.nextBatchID++
+	id := p.NumBatches() + 1
 	sn := p.sending()
-	b := sn.newBatch(p.nextBatchID)
+	b := sn.newBatch(id)
 	*b = Batch{
-		ID: p.nextBatchID, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
+		ID: id, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
 		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
 		State: Queued, BaseOffset: -1, ReadyAt: env.Now(), Explicit: hasValue,
 	}

@@ -22,7 +22,6 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 		return false
 	}
 	p.unlinkReq(req)
-	defer p.recycleReq(req)
 	switch body := m.Body.(type) {
 	case msg.InitProducerIDResponse:
 		p.onInit(body, env)
@@ -41,6 +40,7 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	}
 	p.settle()
 	env.Wake(env.Now())
+	p.recycleReq(req)
 	return true
 }
 

@@ -23,8 +23,15 @@ func (p *Producer) RunSender(env Env) bool {
 	if p.fatal {
 		return false
 	}
-	defer p.scheduleWake(env)
-	defer p.settle()
+	did := p.runSender(env)
+	p.settle()
+	p.scheduleWake(env)
+	return did
+}
+
+// runSender is RunSender before it settles and schedules: calls, not
+// defers, on the produce path.
+func (p *Producer) runSender(env Env) bool {
 	did := false
 	if p.cfg.Idempotent {
 		did = p.maybeResolveSequences(env)
