@@ -40,7 +40,9 @@ func (p *Producer) Clone() *Producer {
 	c.parts = make([]*partitionState, len(p.parts))
 	for i, ps := range p.parts {
 		q := *ps
-		q.queue, q.outstanding = remap(ps.queue), remap(ps.outstanding)
+		if ps.q != nil {
+			q.q = &partQueues{queue: remap(ps.q.queue), outstanding: remap(ps.q.outstanding)}
+		}
 		c.parts[i] = &q
 	}
 	if p.s != nil {

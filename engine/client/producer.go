@@ -128,16 +128,46 @@ func (b *Batch) done() bool { return b.State == Acked || b.State == Failed || b.
 // partitionState is the producer's per-partition bookkeeping (TxnPartitionEntry).
 type partitionState struct {
 	tp              msg.TP
-	rewrite         bool     // an epoch bump restarts this partition's outstanding batches at 0
-	queue           []*Batch // waiting: retries first, in sequence order, then new batches
-	outstanding     []*Batch // sent and not completed, by sequence (retries included)
-	nextSeq         int32
-	lastAcked       int32
+	q               *partQueues // nil while it has none (Compact)
 	lastAckedOffset int64
 	pid             int64
+	nextSeq         int32
+	lastAcked       int32
+	unresolvedSeq   int32 // when unresolved: the sequence that follows the expired batch
 	epoch           int16
-	unresolved      bool  // an expired batch's outcome is unknown
-	unresolvedSeq   int32 // then: the sequence that follows it
+	rewrite         bool // an epoch bump restarts this partition's outstanding batches at 0
+	unresolved      bool // an expired batch's outcome is unknown
+}
+
+// partQueues is a partition's batches not done: a quiet producer's
+// partitions have none, and a large world keeps no room for them (64
+// bytes a partition, not 112).
+type partQueues struct {
+	queue       []*Batch // waiting: retries first, in sequence order, then new batches
+	outstanding []*Batch // sent and not completed, by sequence (retries included)
+}
+
+// lists returns ps.q, made if it was dropped.
+func (ps *partitionState) lists() *partQueues {
+	if ps.q == nil {
+		ps.q = &partQueues{}
+	}
+	return ps.q
+}
+
+// waiting is the partition's queue, sent its outstanding batches.
+func (ps *partitionState) waiting() []*Batch {
+	if ps.q == nil {
+		return nil
+	}
+	return ps.q.queue
+}
+
+func (ps *partitionState) sent() []*Batch {
+	if ps.q == nil {
+		return nil
+	}
+	return ps.q.outstanding
 }
 
 type request struct {
@@ -468,11 +498,15 @@ func (p *Producer) Compact() {
 		p.s = nil
 	}
 	for _, ps := range p.parts {
-		if len(ps.queue) == 0 {
-			ps.queue = nil
-		}
-		if len(ps.outstanding) == 0 {
-			ps.outstanding = nil
+		q := ps.q
+		switch {
+		case q == nil:
+		case len(q.queue) == 0 && len(q.outstanding) == 0:
+			ps.q = nil
+		case len(q.queue) == 0:
+			q.queue = nil
+		case len(q.outstanding) == 0:
+			q.outstanding = nil
 		}
 	}
 }
@@ -508,8 +542,8 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	}
 	p.serial += int64(count)
 	sn.recent = append(sn.recent, b)
-	ps := p.part(tp)
-	ps.queue = append(ps.queue, b)
+	q := p.part(tp).lists()
+	q.queue = append(q.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())
 	if env.Tracing() {
@@ -571,7 +605,7 @@ func (p *Producer) Partitions() []PartitionView {
 	out := make([]PartitionView, 0, len(p.parts))
 	for _, ps := range p.parts {
 		out = append(out, PartitionView{TP: ps.tp, NextSeq: ps.nextSeq, LastAckedSeq: ps.lastAcked, LastAckedOffset: ps.lastAckedOffset,
-			Unresolved: ps.unresolved, Queued: len(ps.queue), Outstanding: len(ps.outstanding)})
+			Unresolved: ps.unresolved, Queued: len(ps.waiting()), Outstanding: len(ps.sent())})
 	}
 	return out
 }

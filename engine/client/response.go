@@ -135,7 +135,8 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
 	ps := p.ps(b.TP)
 	if p.cfg.Idempotent {
-		ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
+		q := ps.lists()
+		q.outstanding = slices.DeleteFunc(q.outstanding, func(x *Batch) bool { return x == b })
 		if b.PID == ps.pid && b.Epoch == ps.epoch {
 			ps.lastAcked = max(ps.lastAcked, b.LastSeq())
 		}
@@ -221,14 +222,14 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
 	b.Attempts++
 	b.ReadyAt = env.Now() + p.backoff(b.Attempts, env.Jitter())
-	ps := p.ps(b.TP)
+	q := p.ps(b.TP).lists()
 	i := 0
 	if p.cfg.Idempotent {
-		for i < len(ps.queue) && ps.queue[i].Seq >= 0 && ps.queue[i].Seq < b.Seq {
+		for i < len(q.queue) && q.queue[i].Seq >= 0 && q.queue[i].Seq < b.Seq {
 			i++
 		}
 	}
-	ps.queue = slices.Insert(ps.queue, i, b)
+	q.queue = slices.Insert(q.queue, i, b)
 	env.Wake(b.ReadyAt)
 	if env.Tracing() {
 		env.Emit(p.ev("producer.retry", fmt.Sprintf("will retry batch #%d (%s) after %s, same sequence %d, in %d ms",
@@ -245,9 +246,10 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, adjust bool, env Env) {
 	b.State, b.Err, b.ErrText = state, code, reason
 	ps := p.ps(b.TP)
-	ps.queue = slices.DeleteFunc(ps.queue, func(x *Batch) bool { return x == b })
-	wasOutstanding := slices.Contains(ps.outstanding, b)
-	ps.outstanding = slices.DeleteFunc(ps.outstanding, func(x *Batch) bool { return x == b })
+	q := ps.lists()
+	q.queue = slices.DeleteFunc(q.queue, func(x *Batch) bool { return x == b })
+	wasOutstanding := slices.Contains(q.outstanding, b)
+	q.outstanding = slices.DeleteFunc(q.outstanding, func(x *Batch) bool { return x == b })
 	if p.cfg.Idempotent && wasOutstanding {
 		switch {
 		case state == Expired:
@@ -287,7 +289,7 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 func (p *Producer) adjustSequences(ps *partitionState, failed *Batch, env Env) {
 	ps.nextSeq = record.DecrementSequence(ps.nextSeq, failed.Count)
 	moved := 0
-	for _, o := range ps.outstanding {
+	for _, o := range ps.sent() {
 		if o.Seq < failed.Seq {
 			continue
 		}

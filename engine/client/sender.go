@@ -51,7 +51,7 @@ func (p *Producer) runSender(env Env) bool {
 	var brokers [8]int // a handful of leaders; grows past eight without harm
 	leaders := brokers[:0]
 	for _, ps := range p.parts {
-		if len(ps.queue) > 0 {
+		if len(ps.waiting()) > 0 {
 			if b, ok := env.Leader(ps.tp); ok && !slices.Contains(leaders, b) {
 				leaders = append(leaders, b)
 			}
@@ -108,7 +108,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			continue
 		}
 		if first := p.drainable(ps, env.Now()); first != nil {
-			ps.queue = slices.Delete(ps.queue, 0, 1) // keeps the capacity for the next batch
+			ps.q.queue = slices.Delete(ps.q.queue, 0, 1) // keeps the capacity for the next batch
 			p.prepare(ps, first, env)
 			batches = append(batches, first)
 		}
@@ -147,10 +147,11 @@ func (p *Producer) drainTo(b int, env Env) bool {
 // drainable returns the partition's first queued batch if Kafka's
 // RecordAccumulator would drain it now (shouldStopDrainBatchesForPartition).
 func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
-	if len(ps.queue) == 0 {
+	q := ps.q
+	if q == nil || len(q.queue) == 0 {
 		return nil
 	}
-	first := ps.queue[0]
+	first := q.queue[0]
 	if first.ReadyAt > now || p.txn != nil && !p.txnDrainable(ps.tp) {
 		return nil
 	}
@@ -161,7 +162,7 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 		if ps.unresolved {
 			return nil // wait until the unknown outcome of an expired batch is settled
 		}
-		for _, o := range ps.outstanding {
+		for _, o := range q.outstanding {
 			if o.PID != p.pid || o.Epoch != p.epoch {
 				return nil // batches of an older epoch are still in flight
 			}
@@ -174,7 +175,7 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 	}
 	// A retry goes only when it is the lowest sequence outstanding, so
 	// retries reach the broker in order.
-	if len(ps.outstanding) > 0 && ps.outstanding[0] != first {
+	if len(q.outstanding) > 0 && q.outstanding[0] != first {
 		return nil
 	}
 	return first
@@ -185,7 +186,8 @@ func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
-		ps.outstanding = insertBySeq(ps.outstanding, b)
+		q := ps.lists()
+		q.outstanding = insertBySeq(q.outstanding, b)
 	}
 	b.Bytes = p.encode(b, env.Arena(), env.Scratch())
 	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
@@ -255,8 +257,8 @@ func (p *Producer) scheduleWake(env Env) {
 		next = min(next, t.readyAt)
 	}
 	for _, ps := range p.parts {
-		if len(ps.queue) > 0 && ps.queue[0].ReadyAt > now {
-			next = min(next, ps.queue[0].ReadyAt)
+		if q := ps.waiting(); len(q) > 0 && q[0].ReadyAt > now {
+			next = min(next, q[0].ReadyAt)
 		}
 		if p.pid < 0 && p.cfg.Idempotent {
 			continue
@@ -303,7 +305,7 @@ func (p *Producer) bumpEpoch(env Env) {
 		ps.rewrite = false
 		tp := ps.tp
 		seq := int32(0)
-		for _, b := range ps.outstanding {
+		for _, b := range ps.sent() {
 			b.PID, b.Epoch, b.Seq, b.seqReset = p.pid, p.epoch, seq, true
 			seq = record.IncrementSequence(seq, b.Count)
 		}
@@ -327,7 +329,7 @@ func (p *Producer) maybeResolveSequences(env Env) bool {
 	did := false
 	for _, ps := range p.parts {
 		tp := ps.tp
-		if !ps.unresolved || len(ps.outstanding) > 0 {
+		if !ps.unresolved || len(ps.sent()) > 0 {
 			continue
 		}
 		did = true

@@ -247,7 +247,7 @@ func (p *Producer) End(commit bool, env Env) {
 // abortUndrainedBatches): they are not part of any request.
 func (p *Producer) abortUndrained(env Env) {
 	for _, ps := range p.parts {
-		for _, b := range slices.Clone(ps.queue) {
+		for _, b := range slices.Clone(ps.waiting()) {
 			if b.Sends == 0 {
 				p.fail(b, Failed, kerr.TransactionAbortable, "aborted before it was sent", false, env)
 			}
