@@ -314,12 +314,15 @@ func (p *Producer) Unsettled() []*Batch { return p.recent() }
 // Batch finds a batch the producer still tracks by id: one that is not
 // done, or done after an older one that is not (nil otherwise).
 func (p *Producer) Batch(id int) *Batch {
-	i := id - 1 - p.done.Len()
 	recent := p.recent()
+	if len(recent) == 0 {
+		return nil
+	}
+	i := id - recent[0].ID // ids are handed out in order from 1
 	if i < 0 || i >= len(recent) {
 		return nil
 	}
-	return recent[i] // ids are handed out in order from 1
+	return recent[i]
 }
 
 // doneBatch is a batch that is done, in the compact form the producer

@@ -57,7 +57,9 @@ func (p *Producer) runSender(env Env) bool {
 			}
 		}
 	}
-	slices.Sort(leaders)
+	if len(leaders) > 1 {
+		slices.Sort(leaders)
+	}
 	for _, b := range leaders {
 		if p.drainTo(b, env) {
 			did = true
