@@ -501,15 +501,8 @@ func (p *Producer) Compact() {
 		p.s = nil
 	}
 	for _, ps := range p.parts {
-		q := ps.q
-		switch {
-		case q == nil:
-		case len(q.queue) == 0 && len(q.outstanding) == 0:
-			ps.q = nil
-		case len(q.queue) == 0:
-			q.queue = nil
-		case len(q.outstanding) == 0:
-			q.outstanding = nil
+		if q := ps.q; q != nil && len(q.queue) == 0 && len(q.outstanding) == 0 {
+			ps.q = nil // none is left when no batch is: every one in a queue is not done
 		}
 	}
 }
