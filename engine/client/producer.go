@@ -156,7 +156,7 @@ func (ps *partitionState) lists() *partQueues {
 	return ps.q
 }
 
-// waiting is the partition's queue, sent its outstanding batches.
+// waiting is the partition's queue (nil while it has none).
 func (ps *partitionState) waiting() []*Batch {
 	if ps.q == nil {
 		return nil
@@ -164,6 +164,7 @@ func (ps *partitionState) waiting() []*Batch {
 	return ps.q.queue
 }
 
+// sent is the partition's outstanding batches (nil while it has none).
 func (ps *partitionState) sent() []*Batch {
 	if ps.q == nil {
 		return nil
@@ -488,11 +489,12 @@ func (p *Producer) recycleReq(r *request) {
 	}
 }
 
-// Compact drops what the producer keeps only to go faster — spare
-// requests and batches, the room of empty lists — when nothing is in
-// flight and no batch is waiting: a world of a million quiet producers
-// keeps none of it. Nothing it does depends on that room; it is made
-// again when used.
+// Compact drops what only a sending producer needs — its sending state
+// (recent batches, requests, per-connection counts, spare requests and
+// batches) and its partitions' queues — when nothing is in flight and no
+// batch is waiting: a world of a million quiet producers keeps none of it.
+// All of it is empty then, or room to go faster; it is made again when
+// used.
 func (p *Producer) Compact() {
 	if s := p.s; s != nil {
 		if len(s.reqs) != 0 || len(s.recent) != 0 || slices.ContainsFunc(s.inflight, func(n int) bool { return n != 0 }) {
