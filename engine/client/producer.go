@@ -527,9 +527,9 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		}
 		p.noteTxnPartition(tp)
 	}
-	id := p.NumBatches() + 1
-	ps := p.part(tp)
 	sn := p.sending()
+	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
+	ps := p.part(tp)
 	b := sn.newBatch(id)
 	*b = Batch{
 		ID: id, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
