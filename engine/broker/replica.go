@@ -126,7 +126,7 @@ func agreedPrefix(f, l *partition.Log) int64 {
 		i++
 	}
 	if i < nf {
-		return f.Batch(i).Header.BaseOffset
+		return f.Batch(i).BaseOffset()
 	}
 	return f.LogEndOffset()
 }

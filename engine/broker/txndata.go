@@ -254,11 +254,11 @@ func (b *Broker) HandleConsumerFetch(m *msg.Message, req msg.ConsumerFetchReques
 	upper := req.Offset
 	if i := log.BatchAt(req.Offset); i >= 0 {
 		log.EachBatch(i, func(_ int, s *partition.Stored) bool {
-			if s.Header.BaseOffset >= bound || s.Header.LastOffset() >= bound {
+			if s.BaseOffset() >= bound || s.LastOffset() >= bound {
 				return false
 			}
 			resp.Batches = append(resp.Batches, s.Bytes)
-			upper = s.Header.LastOffset() + 1
+			upper = s.LastOffset() + 1
 			return true
 		})
 	}

@@ -59,7 +59,7 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 			return res
 		}
 	}
-	res.BaseOffset = l.appendBytes(data, &h, true)
+	res.BaseOffset = l.appendBytes(data, h.LastOffsetDelta, true)
 	res.LastOffset = res.BaseOffset + int64(h.LastOffsetDelta)
 	if res.Checked {
 		l.state.Append(producerstate.BatchOf(&h), res.BaseOffset)
@@ -105,20 +105,18 @@ func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string
 
 // appendBytes stores a copy of data at the log end. A leader stamps the
 // offset and its epoch; a follower keeps the leader's bytes as they are.
-func (l *Log) appendBytes(data []byte, h *record.Header, stamp bool) int64 {
+func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, stamp bool) int64 {
 	l.maybeRoll(len(data))
 	b := l.arena.Copy(data) // stored bytes never change
 	base := l.end
 	if stamp {
 		record.SetBaseOffset(b, base)
 		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
-		h.BaseOffset, h.PartitionLeaderEpoch = base, l.leaderEpoch
 	}
-	seg := &l.active
-	l.batches.Append(Stored{Header: *h, Bytes: b, Position: seg.Size, Segment: seg.BaseOffset})
-	seg.Size += int64(len(b))
-	seg.end = l.batches.Len()
-	l.end = base + int64(h.LastOffsetDelta) + 1
+	l.batches.Append(Stored{Bytes: b})
+	l.active.Size += int64(len(b))
+	l.active.end = l.batches.Len()
+	l.end = base + int64(lastOffsetDelta) + 1
 	l.changed()
 	return base
 }
@@ -150,7 +148,7 @@ func (l *Log) AppendAsFollower(stored []byte) error {
 	if h.BaseOffset != l.end {
 		return fmt.Errorf("%s: follower append at offset %d, log end is %d", l.name, h.BaseOffset, l.end)
 	}
-	l.appendBytes(stored[:h.Size()], &h, false)
+	l.appendBytes(stored[:h.Size()], h.LastOffsetDelta, false)
 	return l.replay(&l.scratch)
 }
 
@@ -191,7 +189,7 @@ func (l *Log) AppendMarker(pid int64, epoch int16, mk record.Marker, tv2 bool, n
 		panic("encoding a marker cannot fail: " + err.Error())
 	}
 	h, _ := record.ParseHeader(data)
-	off := l.appendBytes(data, &h, true)
+	off := l.appendBytes(data, h.LastOffsetDelta, true)
 	res := MarkerResult{Offset: off}
 	res.Completed, res.Done = l.state.AppendMarker(pid, epoch, mk, off, now)
 	if res.Done && res.Completed.Aborted {

@@ -30,13 +30,38 @@ func (c Config) withDefaults() Config {
 }
 
 // Stored is one batch in the log, with the bytes exactly as stored: base
-// offset and partition leader epoch assigned, CRC untouched.
+// offset and partition leader epoch assigned, CRC untouched. The bytes are
+// all it keeps: every header field is in their first 61 bytes and stored
+// bytes never change, so the header is read from them, and the log's list
+// of batches holds one slice a batch.
 type Stored struct {
-	Header   record.Header
-	Bytes    []byte
-	Position int64 // byte position inside its segment file
-	Segment  int64 // base offset of its segment
+	Bytes []byte
 }
+
+// Header is the batch's header, parsed from its bytes (which passed
+// ParseHeader when they were appended).
+func (s *Stored) Header() record.Header {
+	h, _ := record.ParseHeader(s.Bytes)
+	return h
+}
+
+// BaseOffset is the offset of the batch's first record.
+func (s *Stored) BaseOffset() int64 { return record.BaseOffsetOf(s.Bytes) }
+
+// LastOffset is the offset of the batch's last record.
+func (s *Stored) LastOffset() int64 { return record.LastOffsetOf(s.Bytes) }
+
+// Attributes is the batch's attribute flags.
+func (s *Stored) Attributes() record.Attributes { return record.AttributesOf(s.Bytes) }
+
+// ProducerID is the batch's producer id, -1 without one.
+func (s *Stored) ProducerID() int64 { return record.ProducerIDOf(s.Bytes) }
+
+// ProducerEpoch is the batch's producer epoch.
+func (s *Stored) ProducerEpoch() int16 { return record.ProducerEpochOf(s.Bytes) }
+
+// RecordsCount is the number of records in the batch.
+func (s *Stored) RecordsCount() int32 { return record.RecordsCountOf(s.Bytes) }
 
 // Segment is one segment file's worth of the log.
 type Segment struct {
@@ -189,19 +214,19 @@ func (l *Log) LastStableOffset() int64 {
 // BatchAt returns the index of the stored batch holding offset, or -1.
 func (l *Log) BatchAt(offset int64) int {
 	n := l.batches.Len()
-	if n > 0 && offset > l.batches.Ptr(n-1).Header.LastOffset() {
+	if n > 0 && offset > l.batches.Ptr(n-1).LastOffset() {
 		return -1 // past the end: the usual question of a follower that is caught up
 	}
 	lo, hi := 0, n
 	for lo < hi {
 		m := (lo + hi) / 2
-		if l.batches.Ptr(m).Header.LastOffset() < offset {
+		if l.batches.Ptr(m).LastOffset() < offset {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < n && l.batches.Ptr(lo).Header.BaseOffset <= offset {
+	if lo < n && l.batches.Ptr(lo).BaseOffset() <= offset {
 		return lo
 	}
 	return -1

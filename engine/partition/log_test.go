@@ -342,8 +342,8 @@ func TestRebuildEqualsLive(t *testing.T) {
 func tailCounts(l *Log, from int64) map[int64]int {
 	n := map[int64]int{}
 	for _, b := range l.Batches() {
-		if b.Header.BaseOffset >= from && b.Header.HasProducerID() && !b.Header.Attributes.Control() {
-			n[b.Header.ProducerID]++
+		if h := b.Header(); h.BaseOffset >= from && h.HasProducerID() && !h.Attributes.Control() {
+			n[h.ProducerID]++
 		}
 	}
 	return n

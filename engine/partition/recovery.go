@@ -70,11 +70,11 @@ func (l *Log) Rebuild(now int64) (Recovery, error) {
 	l.aborted = trimAborted(l.aborted, from)
 	var err error
 	l.batches.All(0, func(_ int, b *Stored) bool {
-		if b.Header.BaseOffset < from {
+		if b.BaseOffset() < from {
 			return true
 		}
 		if e := l.dec.Decode(b.Bytes, &l.scratch); e != nil {
-			err = fmt.Errorf("%s: rebuild at offset %d: %w", l.name, b.Header.BaseOffset, e)
+			err = fmt.Errorf("%s: rebuild at offset %d: %w", l.name, b.BaseOffset(), e)
 			return false
 		}
 		if err = l.replay(&l.scratch); err != nil {
@@ -112,13 +112,13 @@ func trimAborted(a []AbortedTxn, offset int64) []AbortedTxn {
 func (l *Log) TruncateTo(offset, now int64) (int64, error) {
 	n := l.batches.Len()
 	i := n
-	for i > 0 && l.batches.Ptr(i-1).Header.LastOffset() >= offset {
+	for i > 0 && l.batches.Ptr(i-1).LastOffset() >= offset {
 		i--
 	}
 	if i == n {
 		return l.end, nil
 	}
-	l.end = l.batches.Ptr(i).Header.BaseOffset
+	l.end = l.batches.Ptr(i).BaseOffset()
 	l.batches.Truncate(i)
 	l.changed()
 	l.truncations++

@@ -381,3 +381,32 @@ func TestSequenceArithmetic(t *testing.T) {
 		t.Fatalf("batch straddling the wrap ends at %d", b.LastSequence())
 	}
 }
+
+// The field readers a log uses on its stored bytes read what the encoder
+// wrote, each field distinct so that a reader at a wrong offset shows.
+func TestFieldReaders(t *testing.T) {
+	b := idempotentBatch()
+	b.BaseOffset, b.PartitionLeaderEpoch, b.Attributes = 1<<40+3, 9, TransactionalFlag|Attributes(LZ4)
+	b.ProducerID, b.ProducerEpoch = 1<<33+5, 300
+	b.Records = append(b.Records, Record{OffsetDelta: 1, Value: []byte("w")})
+	b.LastOffsetDelta, b.RecordsCount = 1, 2
+	data, err := Encode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"baseOffset", BaseOffsetOf(data), b.BaseOffset},
+		{"last offset", LastOffsetOf(data), b.BaseOffset + 1},
+		{"attributes", int64(AttributesOf(data)), int64(b.Attributes)},
+		{"producerId", ProducerIDOf(data), b.ProducerID},
+		{"producerEpoch", int64(ProducerEpochOf(data)), int64(b.ProducerEpoch)},
+		{"recordsCount", int64(RecordsCountOf(data)), int64(b.RecordsCount)},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: read %d, wrote %d", c.name, c.got, c.want)
+		}
+	}
+}

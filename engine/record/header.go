@@ -180,19 +180,19 @@ func ParseHeader(b []byte) (Header, error) {
 	}
 	be := binary.BigEndian
 	h := Header{
-		BaseOffset:           int64(be.Uint64(b[0:])),
-		BatchLength:          int32(be.Uint32(b[8:])),
-		PartitionLeaderEpoch: int32(be.Uint32(b[12:])),
-		Magic:                int8(b[16]),
-		CRC:                  be.Uint32(b[17:]),
-		Attributes:           Attributes(be.Uint16(b[21:])),
-		LastOffsetDelta:      int32(be.Uint32(b[23:])),
-		BaseTimestamp:        int64(be.Uint64(b[27:])),
-		MaxTimestamp:         int64(be.Uint64(b[35:])),
-		ProducerID:           int64(be.Uint64(b[43:])),
-		ProducerEpoch:        int16(be.Uint16(b[51:])),
-		BaseSequence:         int32(be.Uint32(b[53:])),
-		RecordsCount:         int32(be.Uint32(b[57:])),
+		BaseOffset:           int64(be.Uint64(b[BaseOffsetOffset:])),
+		BatchLength:          int32(be.Uint32(b[BatchLengthOffset:])),
+		PartitionLeaderEpoch: int32(be.Uint32(b[PartitionLeaderEpochOffset:])),
+		Magic:                int8(b[MagicOffset]),
+		CRC:                  be.Uint32(b[CRCOffset:]),
+		Attributes:           Attributes(be.Uint16(b[AttributesOffset:])),
+		LastOffsetDelta:      int32(be.Uint32(b[LastOffsetDeltaOffset:])),
+		BaseTimestamp:        int64(be.Uint64(b[BaseTimestampOffset:])),
+		MaxTimestamp:         int64(be.Uint64(b[MaxTimestampOffset:])),
+		ProducerID:           int64(be.Uint64(b[ProducerIDOffset:])),
+		ProducerEpoch:        int16(be.Uint16(b[ProducerEpochOffset:])),
+		BaseSequence:         int32(be.Uint32(b[BaseSequenceOffset:])),
+		RecordsCount:         int32(be.Uint32(b[RecordsCountOffset:])),
 	}
 	if h.Magic != Magic {
 		return h, &MagicError{Magic: h.Magic}
@@ -202,6 +202,32 @@ func ParseHeader(b []byte) (Header, error) {
 	}
 	return h, nil
 }
+
+// The fields of a batch's header that are read most, each read from an
+// encoded batch b (at least HeaderSize bytes, as ParseHeader needs) without
+// parsing the rest: a log keeps its batches as bytes only and asks them.
+
+// BaseOffsetOf is the header's baseOffset.
+func BaseOffsetOf(b []byte) int64 { return int64(binary.BigEndian.Uint64(b[BaseOffsetOffset:])) }
+
+// LastOffsetOf is the offset of the batch's last record (Header.LastOffset).
+func LastOffsetOf(b []byte) int64 {
+	return BaseOffsetOf(b) + int64(int32(binary.BigEndian.Uint32(b[LastOffsetDeltaOffset:])))
+}
+
+// AttributesOf is the header's attributes.
+func AttributesOf(b []byte) Attributes {
+	return Attributes(binary.BigEndian.Uint16(b[AttributesOffset:]))
+}
+
+// ProducerIDOf is the header's producerId.
+func ProducerIDOf(b []byte) int64 { return int64(binary.BigEndian.Uint64(b[ProducerIDOffset:])) }
+
+// ProducerEpochOf is the header's producerEpoch.
+func ProducerEpochOf(b []byte) int16 { return int16(binary.BigEndian.Uint16(b[ProducerEpochOffset:])) }
+
+// RecordsCountOf is the header's recordsCount.
+func RecordsCountOf(b []byte) int32 { return int32(binary.BigEndian.Uint32(b[RecordsCountOffset:])) }
 
 // SetBaseOffset rewrites bytes 0-7 in place. The CRC stays valid because it
 // does not cover them: this is how a leader assigns offsets cheaply.

@@ -447,15 +447,15 @@ func (c *checker) scan(w *World, tp msg.TP, pc *partCheck) {
 		c.restart(pc) // truncated under us: start over
 	}
 	i := pc.scanned
-	for ; i < n && pc.log.Batch(i).Header.LastOffset() < hw; i++ {
+	for ; i < n && pc.log.Batch(i).LastOffset() < hw; i++ {
 		b := pc.log.Batch(i)
-		h := &b.Header
-		switch {
-		case h.Attributes.Control():
+		switch a := b.Attributes(); {
+		case a.Control():
 			c.decide(w, tp, pc, b)
-		case h.Attributes.Transactional():
+		case a.Transactional():
 			// Invisible to read_committed until its marker: judged then.
-			pc.open[h.ProducerID] = append(pc.open[h.ProducerID], i)
+			pid := b.ProducerID()
+			pc.open[pid] = append(pc.open[pid], i)
 			c.withhold(pc, b)
 		default:
 			c.judge(w, tp, pc, b)
@@ -481,8 +481,8 @@ func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
 	if !ok {
 		return
 	}
-	for i := int64(0); i < int64(b.Header.RecordsCount); i++ {
-		pc.withheld.Set(src.identity(i), b.Header.BaseOffset+i)
+	for i := int64(0); i < int64(b.RecordsCount()); i++ {
+		pc.withheld.Set(src.identity(i), b.BaseOffset()+i)
 	}
 }
 
@@ -490,7 +490,7 @@ func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
 // like any visible record (and must not come from a fenced epoch); an
 // aborted transaction's batches are not part of what readers see.
 func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.Stored) {
-	h := &marker.Header
+	h := marker.Header()
 	open := pc.open[h.ProducerID]
 	delete(pc.open, h.ProducerID)
 	b, err := record.Decode(marker.Bytes)
@@ -507,11 +507,11 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 	}
 	for _, i := range open {
 		data := pc.log.Batch(i)
-		if h.ProducerEpoch-data.Header.ProducerEpoch > slack {
-			c.report(w, Anomaly{Name: "zombie write", Partition: tp.String(), Producer: fmt.Sprint(data.Header.ProducerID),
-				Offsets: []int64{data.Header.BaseOffset, h.BaseOffset}, Count: data.Header.RecordsCount,
+		if h.ProducerEpoch-data.ProducerEpoch() > slack {
+			c.report(w, Anomaly{Name: "zombie write", Partition: tp.String(), Producer: fmt.Sprint(data.ProducerID()),
+				Offsets: []int64{data.BaseOffset(), h.BaseOffset}, Count: data.RecordsCount(),
 				Text: fmt.Sprintf("%s: a batch of producer id %d written with epoch %d at offset %d is committed by a marker of epoch %d: a fenced instance's write became visible",
-					tp, data.Header.ProducerID, data.Header.ProducerEpoch, data.Header.BaseOffset, h.ProducerEpoch)})
+					tp, data.ProducerID(), data.ProducerEpoch(), data.BaseOffset(), h.ProducerEpoch)})
 		}
 		c.judge(w, tp, pc, data)
 	}
@@ -527,13 +527,13 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	var dups, dupSerials []int64
 	var what []string
 	dup := func(i, prev int64) {
-		off := b.Header.BaseOffset + i
+		off := b.BaseOffset() + i
 		dups = append(dups, prev, off)
 		dupSerials = append(dupSerials, src.firstSerial+i)
 		what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
 	}
 	reordered := false
-	count := int64(b.Header.RecordsCount)
+	count := int64(b.RecordsCount())
 	if src.value >= 0 {
 		for i := int64(0); i < count; i++ {
 			id := src.identity(i)
@@ -541,7 +541,7 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 				dup(i, prev)
 				continue
 			}
-			pc.values.Set(id, b.Header.BaseOffset+i)
+			pc.values.Set(id, b.BaseOffset()+i)
 		}
 	}
 	// A producer's records not seen before are marked a run at a time. Its
@@ -552,7 +552,7 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	for i := int64(0); src.value < 0 && i < count; {
 		if n := c.span(pc, src.who, src.firstSerial+i, count-i, false); n > 0 {
 			first := src.firstSerial + i
-			c.markRun(pc, src.who, first, int(n), b.Header.BaseOffset+i)
+			c.markRun(pc, src.who, first, int(n), b.BaseOffset()+i)
 			if max, ok := pc.maxOf(src.who); ok && first < max {
 				reordered = true
 			}
@@ -571,8 +571,8 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	}
 	if reordered {
 		c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
-			Offsets: []int64{b.Header.BaseOffset}, Serials: []int64{src.firstSerial}, Count: b.Header.RecordsCount,
-			Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.Header.BaseOffset)})
+			Offsets: []int64{b.BaseOffset()}, Serials: []int64{src.firstSerial}, Count: b.RecordsCount(),
+			Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.BaseOffset())})
 	}
 }
 
@@ -627,7 +627,7 @@ func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 		b := pc.log.Batch(i)
 		k, _ := keyOf(b.Bytes)
 		if src, ok := c.sources.get(k); ok {
-			for j := int64(0); j < int64(b.Header.RecordsCount); j++ {
+			for j := int64(0); j < int64(b.RecordsCount()); j++ {
 				out[src.identity(j)] = true
 			}
 		}

@@ -346,9 +346,9 @@ func (w *World) listOffsets(broker int, q *kmsg.ListOffsetsRequest) *kmsg.ListOf
 				default:
 					rp.Offset = log.HighWatermark()
 					for i := range log.NumBatches() {
-						b := log.Batch(i)
-						if b.Header.MaxTimestamp >= p.Timestamp && b.Header.BaseOffset < log.HighWatermark() {
-							rp.Offset, rp.Timestamp = b.Header.BaseOffset, b.Header.MaxTimestamp
+						h := log.Batch(i).Header()
+						if h.MaxTimestamp >= p.Timestamp && h.BaseOffset < log.HighWatermark() {
+							rp.Offset, rp.Timestamp = h.BaseOffset, h.MaxTimestamp
 							break
 						}
 					}

@@ -98,7 +98,7 @@ func (w *World) logViewsOf(b, p int, l *partition.Log) ([]StoredBatch, []RecordV
 		w.share().logs[k] = v
 	}
 	l.EachBatch(min(n, len(v.batches)), func(_ int, st *partition.Stored) bool {
-		v.batches = append(v.batches, StoredBatch{Header: st.Header, Bytes: st.Bytes})
+		v.batches = append(v.batches, StoredBatch{Header: st.Header(), Bytes: st.Bytes})
 		if v.dec.Decode(st.Bytes, &v.scratch) == nil {
 			v.recs = appendRecordViews(v.recs, &v.scratch)
 		}
