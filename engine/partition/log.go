@@ -212,24 +212,34 @@ func (l *Log) LastStableOffset() int64 {
 }
 
 // BatchAt returns the index of the stored batch holding offset, or -1.
+// The batch is the last one starting at or below offset. Fetches ask near
+// the log end (followers one batch behind, consumers catching up), so the
+// last batch is tried before the search; the search reads base offsets
+// only, one field of the stored bytes a step.
 func (l *Log) BatchAt(offset int64) int {
 	n := l.batches.Len()
-	if n > 0 && offset > l.batches.Ptr(n-1).LastOffset() {
-		return -1 // past the end: the usual question of a follower that is caught up
+	if n == 0 {
+		return -1
 	}
-	lo, hi := 0, n
+	if last := l.batches.Ptr(n - 1); last.BaseOffset() <= offset {
+		if offset > last.LastOffset() {
+			return -1 // past the end: the usual question of a follower that is caught up
+		}
+		return n - 1
+	}
+	lo, hi := 0, n-1 // the first batch starting above offset is in [lo, hi]
 	for lo < hi {
 		m := (lo + hi) / 2
-		if l.batches.Ptr(m).LastOffset() < offset {
+		if l.batches.Ptr(m).BaseOffset() <= offset {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	if lo < n && l.batches.Ptr(lo).BaseOffset() <= offset {
-		return lo
+	if lo > 0 && l.batches.Ptr(lo-1).LastOffset() >= offset {
+		return lo - 1
 	}
-	return -1
+	return -1 // below the first batch
 }
 
 // NextExpiry is when RemoveExpiredProducers would next forget someone

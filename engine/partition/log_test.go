@@ -444,3 +444,27 @@ func TestCountChangesIn(t *testing.T) {
 		t.Fatalf("the copy's own counter %d (want 1), the original's %d (want %d)", m, n, want)
 	}
 }
+
+// BatchAt finds the batch holding each offset, as a scan of the batches
+// would, for logs of every length up to 20 batches of 1 to 3 records:
+// before the first batch, inside each, at each edge and past the end.
+func TestBatchAt(t *testing.T) {
+	l := New("orders-0", Config{})
+	for n := range 21 {
+		if got := l.BatchAt(-1); got != -1 {
+			t.Fatalf("%d batches: offset -1 in batch %d", n, got)
+		}
+		for off := int64(0); off <= l.LogEndOffset()+1; off++ {
+			want := -1
+			for i := range l.NumBatches() {
+				if b := l.Batch(i); b.BaseOffset() <= off && off <= b.LastOffset() {
+					want = i
+				}
+			}
+			if got := l.BatchAt(off); got != want {
+				t.Fatalf("%d batches: offset %d in batch %d, want %d", n, off, got, want)
+			}
+		}
+		mustAppend(t, l, batch(-1, -1, -1, int32(1+n%3), false))
+	}
+}
