@@ -103,13 +103,14 @@ func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string
 	return h, kerr.None, ""
 }
 
-// appendBytes stores a copy of data at the log end. A leader stamps the
-// offset and its epoch; a follower keeps the leader's bytes as they are.
-func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, stamp bool) int64 {
+// appendBytes stores data at the log end. A leader stores a copy with its
+// offset and epoch stamped in; a follower keeps the leader's stored bytes
+// themselves (AppendAsFollower).
+func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader bool) int64 {
 	l.maybeRoll(len(data))
-	b := l.arena.Copy(data) // stored bytes never change
-	base := l.end
-	if stamp {
+	b, base := data[:len(data):len(data)], l.end
+	if leader {
+		b = l.arena.Copy(data)
 		record.SetBaseOffset(b, base)
 		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
 	}
@@ -121,9 +122,13 @@ func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, stamp bool) int64 
 	return base
 }
 
-// AppendAsFollower appends a batch copied from the leader's log, bytes
+// AppendAsFollower appends a batch fetched from the leader's log, bytes
 // unchanged, and replays it into producer state with replication origin.
-// Its base offset must be this replica's log end offset.
+// Its base offset must be this replica's log end offset. The log keeps
+// stored itself, not a copy, so it must never change: it is the leader's
+// stored batch, and stored bytes are never written once appended (a
+// truncation drops batches, never their bytes; the arena they are cut
+// from only grows). A batch held by every replica is held once.
 //
 // Like Kafka's follower (UnifiedLog.analyzeAndValidateRecords, which calls
 // ensureValid on each batch), it checks a data batch's CRC but does not

@@ -200,7 +200,8 @@ func TestTransactionsLSOAndAbortedIndex(t *testing.T) {
 }
 
 // A follower that copies every batch ends with the leader's producer state,
-// five-batch window included.
+// five-batch window included, and keeps the leader's stored bytes, not a
+// copy of them, cut to the batch so that nothing can append into them.
 func TestFollowerMirrorsLeader(t *testing.T) {
 	leader, follower := New("orders-0", Config{}), New("orders-0", Config{})
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -211,6 +212,11 @@ func TestFollowerMirrorsLeader(t *testing.T) {
 		}
 	}
 	assertSameState(t, leader.State(), follower.State(), 5)
+	for i := range leader.NumBatches() {
+		if l, f := leader.Batch(i).Bytes, follower.Batch(i).Bytes; &l[0] != &f[0] || cap(f) != len(f) {
+			t.Fatalf("batch %d: the follower holds other bytes or room after them", i)
+		}
+	}
 	if !slices.Equal(leader.AbortedTxns(), follower.AbortedTxns()) {
 		t.Fatal("aborted index differs")
 	}

@@ -15,8 +15,11 @@ import (
 // whole batch with a header, what a batch answers for its header fields is
 // what the header says, and the batches follow each other offset by offset
 // up to the log end: the log keeps nothing but the bytes, so they must
-// carry the assigned offsets.
-func checkStored(t *testing.T, w *World, where string) {
+// carry the assigned offsets. Stored bytes never change once appended
+// (followers keep their leader's bytes, copies of a world share them): seen
+// holds the bytes found at each address so far, and they must still be
+// there.
+func checkStored(t *testing.T, w *World, where string, seen map[*byte]string) {
 	t.Helper()
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
@@ -34,6 +37,11 @@ func checkStored(t *testing.T, w *World, where string) {
 					t.Fatalf("%s: broker %d %s batch %d: %d bytes for a batch of %d", where, b.ID, l.Name(), i, len(s.Bytes), h.Size())
 				case next >= 0 && h.BaseOffset != next:
 					t.Fatalf("%s: broker %d %s batch %d: base offset %d after a batch ending at %d", where, b.ID, l.Name(), i, h.BaseOffset, next-1)
+				}
+				if was, ok := seen[&s.Bytes[0]]; !ok {
+					seen[&s.Bytes[0]] = string(s.Bytes)
+				} else if was != string(s.Bytes) {
+					t.Fatalf("%s: broker %d %s batch %d: stored bytes changed from %x to %x", where, b.ID, l.Name(), i, was, s.Bytes)
 				}
 				next = h.LastOffset() + 1
 				return true
@@ -61,10 +69,10 @@ func TestStoredBatchIsItsBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := New(1)
+		w, seen := New(1), map[*byte]string{}
 		for _, c := range cmds {
 			w.Apply(c)
-			checkStored(t, w, path+":"+c.Position().String())
+			checkStored(t, w, path+":"+c.Position().String(), seen)
 		}
 	}
 	sessions := 120
@@ -72,20 +80,20 @@ func TestStoredBatchIsItsBytes(t *testing.T) {
 		sessions = 30
 	}
 	for seed := uint64(1); seed <= uint64(sessions); seed++ {
-		w := New(seed)
+		w, seen := New(seed), map[*byte]string{}
 		for i, c := range randomSession(seed, 60) {
 			w.Apply(c)
-			checkStored(t, w, fmt.Sprintf("seed %d command %d", seed, i))
+			checkStored(t, w, fmt.Sprintf("seed %d command %d", seed, i), seen)
 		}
 		r, err := w.Rewind(w.Steps() / 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkStored(t, r, fmt.Sprintf("seed %d rewound", seed))
+		checkStored(t, r, fmt.Sprintf("seed %d rewound", seed), seen)
 		for i, c := range randomSession(seed+1000, 15) {
 			r.Apply(c)
-			checkStored(t, r, fmt.Sprintf("seed %d fork command %d", seed, i))
+			checkStored(t, r, fmt.Sprintf("seed %d fork command %d", seed, i), seen)
 		}
-		checkStored(t, w, fmt.Sprintf("seed %d after the fork", seed))
+		checkStored(t, w, fmt.Sprintf("seed %d after the fork", seed), seen)
 	}
 }
