@@ -126,7 +126,8 @@ type Decoder struct {
 }
 
 // Decode parses the batch at the start of data into b, reusing b's record
-// and header slices. Keys and values alias data (or, for a compressed
+// and header slices; b.Header is filled whenever the header parses, even if
+// the records do not. Keys and values alias data (or, for a compressed
 // batch, a fresh buffer; with Reuse, the Decoder's buffer, valid until the
 // next Decode or Check). On a CRC mismatch b is still filled as far as the bytes
 // allow and the returned error is a *CRCError; other failures are

@@ -98,8 +98,9 @@ func (w *World) logViewsOf(b, p int, l *partition.Log) ([]StoredBatch, []RecordV
 		w.share().logs[k] = v
 	}
 	l.EachBatch(min(n, len(v.batches)), func(_ int, st *partition.Stored) bool {
-		v.batches = append(v.batches, StoredBatch{Header: st.Header(), Bytes: st.Bytes})
-		if v.dec.Decode(st.Bytes, &v.scratch) == nil {
+		err := v.dec.Decode(st.Bytes, &v.scratch) // fills the header, which a stored batch does not keep apart
+		v.batches = append(v.batches, StoredBatch{Header: v.scratch.Header, Bytes: st.Bytes})
+		if err == nil {
 			v.recs = appendRecordViews(v.recs, &v.scratch)
 		}
 		v.recEnd = append(v.recEnd, len(v.recs))
