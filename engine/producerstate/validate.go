@@ -191,8 +191,10 @@ func (d *Decision) BeginsTxn() bool { return d.Path.Result(CheckTransaction) == 
 // changing anything. e is the remembered entry for the batch's producer id,
 // nil if there is none. The checks and their order are Kafka's:
 // duplicate (client only), epoch, sequence (client only), transaction.
-func Validate(e *Entry, b Batch, origin Origin) Decision {
-	d := Decision{Outcome: Append, Batch: b, EntryEpoch: NoEpoch, EntryLastSeq: record.NoSequence, WindowFirst: record.NoSequence, Match: -1}
+func Validate(e *Entry, b Batch, origin Origin) (d Decision) {
+	// Field by field into the named result: a composite literal is built in
+	// a temporary and copied, twice, which was a quarter of the work.
+	d.Outcome, d.Batch, d.EntryEpoch, d.EntryLastSeq, d.WindowFirst, d.Match = Append, b, NoEpoch, record.NoSequence, record.NoSequence, -1
 	if e == nil {
 		d.Path.add(CheckProducer, Unknown)
 	} else {
