@@ -375,13 +375,14 @@ func (w *World) createProducer(c *script.Producer) error {
 	for _, kv := range c.Config {
 		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
 	}
-	s := &producerSlot{name: c.Name, mode: modeOf(c.Mode)}
+	s := &producerSlot{w: w, mode: modeOf(c.Mode)}
 	if c.TxnID != "" || settings != nil {
 		s.tx = &slotTxn{id: c.TxnID, config: settings}
 	}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
 		s.pairs = old.pairs // the name's connections go on being numbered
+		delete(w.held, old) // gone with the failed producer
 	} else {
 		s.pairs = w.clientPairs(c.Name)
 		w.prodOrder = append(w.prodOrder, c.Name)
@@ -400,7 +401,6 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	if s.p != nil {
 		next = s.p.NextSerial()
 	}
-	s.env = producerEnv{w, s, s.life}
 	s.wakePending = false
 	rc := w.resolve(s)
 	warnings, err := rc.warnings, rc.err
@@ -412,7 +412,7 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 		}
 		return nil
 	}
-	p := client.NewResolved(name, s.mode, rc.cfg, &s.env)
+	p := client.NewResolved(name, s.mode, rc.cfg, s)
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
 	cfg := p.Config()
@@ -475,7 +475,7 @@ func (w *World) applySend(c *script.Send) error {
 	if c.HasValue {
 		value = []byte(c.Value)
 	}
-	s.p.Send(tp, int32(c.Count), key, value, c.HasValue, &s.env)
+	s.p.Send(tp, int32(c.Count), key, value, c.HasValue, s)
 	return nil
 }
 
@@ -521,7 +521,8 @@ func (w *World) restartProducer(name string) error {
 		return err
 	}
 	s.life++
-	s.paused, s.held = false, nil
+	s.paused = false
+	delete(w.held, s)
 	if w.tracing() {
 		w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
 			With("producer", trace.Str(name)))
@@ -548,7 +549,7 @@ func (w *World) pause(name string, paused bool) error {
 		return nil
 	}
 	if w.tracing() {
-		w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held))).With("producer", trace.Str(name)))
+		w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(w.held[s]))).With("producer", trace.Str(name)))
 	}
 	w.release(s)
 	return nil

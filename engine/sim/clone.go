@@ -87,7 +87,7 @@ func (w *World) clone(live bool) *World {
 		if s.p != nil {
 			t.p = s.p.Clone()
 		}
-		t.env = producerEnv{c, &t, s.env.life}
+		t.w = c
 		if s.tx != nil {
 			tx := *s.tx
 			tx.acked = make([]*client.Batch, len(s.tx.acked))
@@ -105,12 +105,13 @@ func (w *World) clone(live bool) *World {
 	}
 	c.tx = w.tx.clone(c, cl)
 	c.ext = w.ext.clone(cl)
-	for _, s := range c.producers {
-		held := make([]item, len(s.held))
-		for i, it := range s.held {
+	c.held = make(map[*producerSlot][]item, len(w.held))
+	for s, items := range w.held {
+		held := make([]item, len(items))
+		for i, it := range items {
 			held[i] = cl.item(it)
 		}
-		s.held = held
+		c.held[cl.slots[s]] = held
 	}
 	c.conns = make(map[int]*connection, len(w.conns))
 	for id, cn := range w.conns {

@@ -152,10 +152,10 @@ func (w *World) pairOf(p connPair) *pairState {
 	}
 	if p.channel == clientChannel && p.broker >= 1 && p.broker <= len(w.brokers) {
 		if s := w.producers[p.opener.Client]; s != nil {
-			return &s.pairs[p.broker]
+			return &s.pairs[p.broker-1]
 		}
 		if cs := w.tx.cons[p.opener.Client]; cs != nil {
-			return &cs.pairs[p.broker]
+			return &cs.pairs[p.broker-1]
 		}
 	}
 	ps := w.otherPairs[p]
@@ -174,13 +174,13 @@ func (w *World) brokerPair(from, to int, ch channel) *pairState {
 // clientPairs returns the pairs of a new producer or consumer named name,
 // taking over what an earlier sender under that name (inject) left.
 func (w *World) clientPairs(name string) []pairState {
-	pairs := make([]pairState, len(w.brokers)+1)
-	for b := 1; b <= len(w.brokers); b++ {
-		k := connPair{opener: msg.ClientAddr(name), broker: b}
+	pairs := make([]pairState, len(w.brokers))
+	for i := range pairs {
+		k := connPair{opener: msg.ClientAddr(name), broker: i + 1}
 		if ps := w.otherPairs[k]; ps != nil {
-			pairs[b] = *ps
+			pairs[i] = *ps
 			if ps.c != nil {
-				ps.c.ps = &pairs[b]
+				ps.c.ps = &pairs[i]
 			}
 			delete(w.otherPairs, k)
 		}
@@ -279,8 +279,8 @@ func (w *World) afterDeliver(c *connection) {
 // that closing them finds them in w.conns.
 func (w *World) wakeConnsOf(name string, broker int) {
 	wake := func(name string, s *producerSlot) {
-		for b := range s.pairs {
-			if ps := &s.pairs[b]; ps.idle != 0 && (broker == 0 || b == broker) {
+		for i := range s.pairs {
+			if ps, b := &s.pairs[i], i+1; ps.idle != 0 && (broker == 0 || b == broker) {
 				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps)
 			}
 		}
@@ -417,7 +417,7 @@ func (w *World) connClosed(it *item) bool {
 		if it.slot.life != it.life || it.slot.removed {
 			return false
 		}
-		it.slot.p.Disconnect(k.broker, &it.slot.env)
+		it.slot.p.Disconnect(k.broker, it.slot)
 	default:
 		cs := w.tx.cons[k.opener.Client]
 		if cs == nil {

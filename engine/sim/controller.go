@@ -136,7 +136,7 @@ func (w *World) kill(id int) error {
 func (w *World) wakeClients() {
 	for _, name := range w.prodOrder {
 		if s := w.producers[name]; !s.removed {
-			s.env.Wake(w.now)
+			s.Wake(w.now)
 		}
 	}
 }

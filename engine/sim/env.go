@@ -11,37 +11,34 @@ import (
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
-// producerEnv is the world as one producer incarnation sees it.
-type producerEnv struct {
-	w    *World
-	s    *producerSlot
-	life int
-}
+// A producer's slot is the world as the producer sees it: every call
+// comes from the slot's current incarnation, since a restart drops the old
+// client, which is never called again.
 
-func (e producerEnv) Now() int64               { return e.w.now }
-func (e producerEnv) Jitter() float64          { return 0.8 + 0.4*e.w.rng.Float64() }
-func (e producerEnv) Timestamp() int64         { return EpochMs + e.w.now }
-func (e producerEnv) Emit(ev trace.Event)      { e.w.emit(ev) }
-func (e producerEnv) Tracing() bool            { return e.w.tracing() }
-func (e producerEnv) Slab() *trace.Slab        { return &e.w.slab }
-func (e producerEnv) Arena() *hist.Arena       { return &e.w.arena }
-func (e producerEnv) Scratch() *client.Scratch { return &e.w.scratch }
+func (s *producerSlot) Now() int64               { return s.w.now }
+func (s *producerSlot) Jitter() float64          { return 0.8 + 0.4*s.w.rng.Float64() }
+func (s *producerSlot) Timestamp() int64         { return EpochMs + s.w.now }
+func (s *producerSlot) Emit(ev trace.Event)      { s.w.emit(ev) }
+func (s *producerSlot) Tracing() bool            { return s.w.tracing() }
+func (s *producerSlot) Slab() *trace.Slab        { return &s.w.slab }
+func (s *producerSlot) Arena() *hist.Arena       { return &s.w.arena }
+func (s *producerSlot) Scratch() *client.Scratch { return &s.w.scratch }
 
 // Delivered hands an acknowledged batch to the checker. A transactional
 // batch counts only once its transaction commits: until then its fate is
 // the transaction's (an aborted one may lose it without loss).
-func (e producerEnv) Delivered(b *client.Batch) {
+func (s *producerSlot) Delivered(b *client.Batch) {
 	switch {
 	case b.BaseOffset < 0:
-	case e.s.txnID() != "":
-		e.s.tx.acked = append(e.s.tx.acked, b)
+	case s.txnID() != "":
+		s.tx.acked = append(s.tx.acked, b)
 	default:
-		e.w.check.noteAck(e.s.name, b)
+		s.w.check.noteAck(s.name(), b)
 	}
 }
 
-func (e producerEnv) Leader(tp msg.TP) (int, bool) {
-	m := e.w.meta(tp)
+func (s *producerSlot) Leader(tp msg.TP) (int, bool) {
+	m := s.w.meta(tp)
 	if m == nil || m.leader == 0 {
 		return 0, false
 	}
@@ -50,8 +47,8 @@ func (e producerEnv) Leader(tp msg.TP) (int, bool) {
 
 // Bootstrap is the lowest-numbered live broker (Kafka picks the least
 // loaded node; with no load to compare, the lowest id keeps runs readable).
-func (e producerEnv) Bootstrap() (int, bool) {
-	for _, b := range e.w.brokers {
+func (s *producerSlot) Bootstrap() (int, bool) {
+	for _, b := range s.w.brokers {
 		if b.Alive() {
 			return b.ID, true
 		}
@@ -59,49 +56,48 @@ func (e producerEnv) Bootstrap() (int, bool) {
 	return 0, false
 }
 
-func (e producerEnv) Send(to int, body msg.Body) int {
+func (s *producerSlot) Send(to int, body msg.Body) int {
 	if req, ok := body.(msg.ProduceRequest); ok {
 		for _, pb := range req.Batches {
-			if b := e.s.p.Batch(pb.BatchID); b != nil {
-				e.w.check.noteSent(pb.Data, e.w.check.sourceOf(e.s.name, b))
+			if b := s.p.Batch(pb.BatchID); b != nil {
+				s.w.check.noteSent(pb.Data, s.w.check.sourceOf(s.name(), b))
 			}
 		}
 	}
-	id, _ := e.w.sendOn(msg.ClientAddr(e.s.name), msg.BrokerAddr(to), 0, 0, body, &e.s.pairs[to])
+	id, _ := s.w.sendOn(msg.ClientAddr(s.name()), msg.BrokerAddr(to), 0, 0, body, &s.pairs[to-1])
 	return id
 }
 
 // Ready reports whether a connection to the broker can be made: a broker
 // that is down refuses it, and the producer leaves its batches in the
 // accumulator (NetworkClient.ready) until metadata names another leader.
-func (e producerEnv) Ready(broker int) bool {
-	b := e.w.broker(broker)
+func (s *producerSlot) Ready(broker int) bool {
+	b := s.w.broker(broker)
 	return b != nil && b.Alive()
 }
 
 // CloseConnection is the producer closing its connection to broker (after
 // request.timeout.ms): what it sent still arrives; nothing comes back.
-func (e producerEnv) CloseConnection(broker int) {
-	if c := e.w.currentConn(connPair{opener: msg.ClientAddr(e.s.name), broker: broker}, &e.s.pairs[broker]); c != nil {
-		e.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", e.s.name))
+func (s *producerSlot) CloseConnection(broker int) {
+	if c := s.w.currentConn(connPair{opener: msg.ClientAddr(s.name()), broker: broker}, &s.pairs[broker-1]); c != nil {
+		s.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", s.name()))
 	}
 }
 
 // Wake asks for the sender to run at time at. A producer has at most one
 // wake pending: an earlier one replaces a later one, because every run of
 // the sender asks again for the next time it has something to do.
-func (e producerEnv) Wake(at int64) {
-	s := e.s
-	if s.life != e.life || s.wakePending && s.wakeDue <= at {
+func (s *producerSlot) Wake(at int64) {
+	if s.wakePending && s.wakeDue <= at {
 		return
 	}
 	s.wakeGen++
 	s.wakePending, s.wakeDue = true, at
-	e.w.schedule(item{due: at, kind: itemWake, slot: s, life: e.life, ref: s.wakeGen})
+	s.w.schedule(item{due: at, kind: itemWake, slot: s, life: s.life, ref: s.wakeGen})
 }
 
-func (e producerEnv) Timer(at int64, kind client.TimerKind, ref int) {
-	e.w.schedule(item{due: at, kind: itemProducerTimer, slot: e.s, life: e.life, timer: kind, ref: ref})
+func (s *producerSlot) Timer(at int64, kind client.TimerKind, ref int) {
+	s.w.schedule(item{due: at, kind: itemProducerTimer, slot: s, life: s.life, timer: kind, ref: ref})
 }
 
 // brokerEnv is the world as the brokers see it.

@@ -56,7 +56,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		if s := w.pausedOwner(next); s != nil {
 			// A paused process reads nothing and its timers wait with it;
 			// holding them takes no time.
-			s.held = append(s.held, w.pop())
+			w.held[s] = append(w.held[s], w.pop())
 			continue
 		}
 		w.steps++
@@ -214,7 +214,7 @@ func (w *World) perform(it *item) bool {
 		return w.deliver(it)
 	case itemWake, itemProducerTimer:
 		s := it.slot
-		env := &s.env
+		env := s
 		if it.kind == itemWake {
 			s.wakePending = false
 			defer w.settleTxnAcks(s)
@@ -388,7 +388,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	if w.tracing() {
 		w.emit(w.deliveredEvent(f, ""))
 	}
-	env := &s.env
+	env := s
 	handled := s.p.OnResponse(m, env)
 	w.settleTxnAcks(s)
 	if !handled {
@@ -406,9 +406,10 @@ func (w *World) deliverToClient(f *flight) bool {
 // release puts back the items a paused producer held: what fell due
 // while it was paused happens now, the rest at its own time.
 func (w *World) release(s *producerSlot) {
-	for _, it := range s.held {
+	held := w.held[s]
+	delete(w.held, s)
+	for _, it := range held {
 		it.due = max(it.due, w.now)
 		w.schedule(it)
 	}
-	s.held = nil
 }

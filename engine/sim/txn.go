@@ -56,7 +56,7 @@ type Effect struct {
 type consumerSlot struct {
 	c     *client.Consumer
 	env   *consumerEnv
-	pairs []pairState // by broker id: its connections
+	pairs []pairState // [b-1]: its connections to broker b
 }
 
 func newTxnWorld() txnWorld {
@@ -155,17 +155,17 @@ func (e brokerEnv) JoinTransaction(id string, pid int64, epoch int16, tp msg.TP,
 
 func (e brokerEnv) Groups() map[string]*broker.GroupOffsets { return e.w.tx.groups }
 
-func (e producerEnv) Coordinator(id string) (int, bool) {
-	m := e.w.internalLeader(stateTP(id))
-	return m.leader, e.w.brokers[m.leader-1].Alive()
+func (s *producerSlot) Coordinator(id string) (int, bool) {
+	m := s.w.internalLeader(stateTP(id))
+	return m.leader, s.w.brokers[m.leader-1].Alive()
 }
 
-func (e producerEnv) GroupCoordinator(group string) (int, bool) {
-	m := e.w.internalLeader(txn.OffsetsPartition(group))
-	return m.leader, e.w.brokers[m.leader-1].Alive()
+func (s *producerSlot) GroupCoordinator(group string) (int, bool) {
+	m := s.w.internalLeader(txn.OffsetsPartition(group))
+	return m.leader, s.w.brokers[m.leader-1].Alive()
 }
 
-func (e producerEnv) TransactionVersion() int { return e.w.cluster.TransactionVersion }
+func (s *producerSlot) TransactionVersion() int { return s.w.cluster.TransactionVersion }
 
 // consumerEnv is the world as a consumer sees it.
 type consumerEnv struct {
@@ -185,8 +185,8 @@ func (e *consumerEnv) Leader(tp msg.TP) (int, bool) {
 }
 func (e *consumerEnv) Send(to int, body msg.Body) int {
 	var ps *pairState
-	if cs := e.w.tx.cons[e.name]; cs != nil && to >= 1 && to < len(cs.pairs) {
-		ps = &cs.pairs[to]
+	if cs := e.w.tx.cons[e.name]; cs != nil && to >= 1 && to <= len(cs.pairs) {
+		ps = &cs.pairs[to-1]
 	}
 	id, _ := e.w.sendOn(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body, ps)
 	return id
@@ -202,11 +202,11 @@ func (w *World) txnCommand(c script.Command) (bool, error) {
 		}
 		switch c.Op {
 		case script.Begin:
-			s.p.Begin(&s.env)
+			s.p.Begin(s)
 		case script.Commit:
-			s.p.End(true, &s.env)
+			s.p.End(true, s)
 		case script.Abort:
-			s.p.End(false, &s.env)
+			s.p.End(false, s)
 		}
 		return true, nil
 	case *script.Consumer:
@@ -419,7 +419,7 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 	if !c.Legacy {
 		member, generation = from[0].c.GroupMetadata()
 	}
-	s.p.SendOffsets(c.Group, offsets, member, generation, &s.env)
+	s.p.SendOffsets(c.Group, offsets, member, generation, s)
 	return nil
 }
 
@@ -439,7 +439,7 @@ func (w *World) settleTxnAcks(s *producerSlot) {
 	s.tx.ends = n
 	if committed {
 		for _, b := range s.tx.acked {
-			w.check.noteAck(s.name, b)
+			w.check.noteAck(s.name(), b)
 		}
 	}
 	s.tx.acked = s.tx.acked[:0]

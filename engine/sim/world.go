@@ -64,22 +64,29 @@ type partMeta struct {
 	isr      []int
 }
 
+// producerSlot is a producer's place in the world, and the world as the
+// producer sees it: the slot is the client.Env it is handed (env.go). A
+// world may hold a million of them: what only a few producers need lives
+// elsewhere (tx; the items a paused one holds, World.held).
 type producerSlot struct {
-	name string
-	env  producerEnv // the current incarnation's view of the world (used as &env)
-	p    *client.Producer
-	life int // incarnation: a restart makes a new one
-	tx   *slotTxn
-	held []item // items that fell due while paused
-	// The flags and the mode share a word: a world may hold a million producers.
+	w     *World
+	p     *client.Producer // nil only while the name's first creation has failed (removed)
+	tx    *slotTxn
+	pairs []pairState // [b-1]: its connections to broker b
+	// wakeDue and wakeGen are the one pending wake of the sender (see Wake).
+	wakeDue int64
+	wakeGen int
+	life    int // incarnation: a restart makes a new one
+	// The flags and the mode share a word.
 	paused      bool
 	removed     bool // creation failed (ConfigException)
-	wakePending bool // the one pending wake of the sender (see producerEnv.Wake)
+	wakePending bool
 	mode        client.Mode
-	wakeDue     int64
-	wakeGen     int
-	pairs       []pairState // by broker id: its connections
 }
+
+// name is the producer's name. Only a slot with a producer is asked it:
+// the name's first creation failing leaves a slot that does nothing.
+func (s *producerSlot) name() string { return s.p.Name() }
 
 // slotTxn is what a slot keeps of its settings and transactions: nil for
 // a producer with Kafka's defaults that never ended a transaction (most of
@@ -133,6 +140,7 @@ type World struct {
 	parts       []*partMeta
 	pidNext     int64
 	producers   map[string]*producerSlot
+	held        map[*producerSlot][]item  // the items that fell due while a producer was paused
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	prodOrder   []string
 	queue       queue
@@ -206,6 +214,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.brokers = nil
 	w.parts = nil
 	w.producers = map[string]*producerSlot{}
+	w.held = map[*producerSlot][]item{}
 	w.prodOrder = nil
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
