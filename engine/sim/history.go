@@ -8,23 +8,27 @@ import (
 
 // The history keeps the commands it is given. The two a large world is
 // built of — a producer with Kafka's defaults, a send of records with the
-// producer's own values — are kept in a compact form (a third to a half
-// of the parsed command), made again, equal, when the history is read:
-// a world of a million producers keeps two million of them.
+// producer's own values — are kept in a compact form (24 bytes: the name
+// and one word of small numbers), made again, equal, when the history is
+// read: a world of a million producers keeps two million of them. A
+// command whose numbers do not fit is kept as it was given.
 
 // sentRecords is a *script.Send without a key or a value to the cluster's
 // topic (fixed once a producer exists, which a send needs).
 type sentRecords struct {
-	producer         string
-	partition, count int32
-	line, col        int32
+	producer  string
+	line      int32
+	count     uint16
+	col       uint8
+	partition uint8
 }
 
 // madeProducer is a *script.Producer with no transactional id or setting.
 type madeProducer struct {
-	name      string
-	mode      script.ProducerMode
-	line, col int32
+	name string
+	line int32
+	col  uint16
+	mode uint8 // a script.ProducerMode
 }
 
 func (s *sentRecords) Position() script.Pos {
@@ -36,14 +40,8 @@ func (p *madeProducer) Position() script.Pos {
 }
 func (p *madeProducer) Verb() string { return "producer" }
 
-func fits32(vs ...int) bool {
-	for _, v := range vs {
-		if v < math.MinInt32 || v > math.MaxInt32 {
-			return false
-		}
-	}
-	return true
-}
+// fits reports whether 0 <= v <= most.
+func fits(v, most int) bool { return v >= 0 && v <= most }
 
 // compactCommand is the form the history keeps c in. A command given
 // again (the same pointer: commands are never changed once given) gets
@@ -60,13 +58,14 @@ func (w *World) compactCommand(c script.Command) script.Command {
 func (w *World) compactForm(c script.Command) script.Command {
 	switch c := c.(type) {
 	case *script.Send:
-		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && c.TP.Topic == w.cluster.Topic && fits32(c.TP.Partition, c.Count, c.At.Line, c.At.Col) {
-			return &sentRecords{producer: c.Producer, partition: int32(c.TP.Partition), count: int32(c.Count),
-				line: int32(c.At.Line), col: int32(c.At.Col)}
+		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && c.TP.Topic == w.cluster.Topic && fits(c.TP.Partition, math.MaxUint8) &&
+			fits(c.Count, math.MaxUint16) && fits(c.At.Line, math.MaxInt32) && fits(c.At.Col, math.MaxUint8) {
+			return &sentRecords{producer: c.Producer, partition: uint8(c.TP.Partition), count: uint16(c.Count),
+				line: int32(c.At.Line), col: uint8(c.At.Col)}
 		}
 	case *script.Producer:
-		if c.TxnID == "" && c.Config == nil && fits32(c.At.Line, c.At.Col) {
-			return &madeProducer{name: c.Name, mode: c.Mode, line: int32(c.At.Line), col: int32(c.At.Col)}
+		if c.TxnID == "" && c.Config == nil && fits(int(c.Mode), math.MaxUint8) && fits(c.At.Line, math.MaxInt32) && fits(c.At.Col, math.MaxUint16) {
+			return &madeProducer{name: c.Name, mode: uint8(c.Mode), line: int32(c.At.Line), col: uint16(c.At.Col)}
 		}
 	}
 	return c
@@ -77,7 +76,7 @@ func (s *sentRecords) send(topic string) script.Send {
 }
 
 func (p *madeProducer) producer() script.Producer {
-	return script.Producer{At: p.Position(), Name: p.name, Mode: p.mode}
+	return script.Producer{At: p.Position(), Name: p.name, Mode: script.ProducerMode(p.mode)}
 }
 
 // command is the command an entry of w's history keeps, as it was given.

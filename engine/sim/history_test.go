@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"reflect"
 	"testing"
 
@@ -58,5 +59,42 @@ func TestHistoryGivesCommandsBack(t *testing.T) {
 	}
 	if got := r.Snapshot().StateJSON(); string(got) != string(live.byStep[k]) {
 		t.Fatalf("replayed from the start to step %d, the history's compact commands give another world", k)
+	}
+}
+
+// A command is kept compact only when its numbers fit the compact form's
+// fields; either way the history gives it back as it was given.
+func TestCompactFormBounds(t *testing.T) {
+	w := New(1)
+	send := func(partition, count, line, col int) *script.Send {
+		return &script.Send{At: script.Pos{Line: line, Col: col}, Producer: "p",
+			TP: script.TopicPartition{Topic: "orders", Partition: partition}, Count: count}
+	}
+	producer := func(mode script.ProducerMode, line, col int) *script.Producer {
+		return &script.Producer{At: script.Pos{Line: line, Col: col}, Name: "p", Mode: mode}
+	}
+	for _, tc := range []struct {
+		cmd     script.Command
+		compact bool
+	}{
+		{send(255, 65535, math.MaxInt32, 255), true},
+		{send(256, 1, 1, 1), false},
+		{send(0, 65536, 1, 1), false},
+		{send(0, 1, math.MaxInt32+1, 1), false},
+		{send(0, 1, 1, 256), false},
+		{send(-1, 1, 1, 1), false},
+		{send(0, 1, -1, 1), false},
+		{producer(script.ModeTransactional, math.MaxInt32, 65535), true},
+		{producer(script.ModeDefault, 1, 65536), false},
+		{producer(script.ModeDefault, -1, 1), false},
+		{producer(script.ProducerMode(256), 1, 1), false},
+	} {
+		kept := w.compactForm(tc.cmd)
+		if compact := kept != tc.cmd; compact != tc.compact {
+			t.Errorf("%#v: compact %v, want %v", tc.cmd, compact, tc.compact)
+		}
+		if got := w.command(&action{kind: actApply, cmd: kept}); !reflect.DeepEqual(got, tc.cmd) {
+			t.Errorf("the history gives back %#v for %#v", got, tc.cmd)
+		}
 	}
 }
