@@ -106,7 +106,7 @@ type ReplayResult struct {
 func (w *World) inputs() []script.Command {
 	var out []script.Command
 	for i := range w.actions.Len() {
-		a := w.actions.At(i)
+		a := w.actions.At(i).action()
 		switch a.kind {
 		case actApply, actInput:
 			switch a.cmd.(type) {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -35,6 +36,56 @@ type action struct {
 	limit int64 // actStep: the horizon the steps were taken within
 }
 
+// entry is how the history keeps an action: 32 bytes, not an action's 48.
+// A large world's history is mostly commands, which need only the command
+// and the steps before them; the few actions that do not fit are kept
+// whole, behind a pointer.
+type entry struct {
+	v     any   // the command (actApply, actInput), a run's length (actStep), or the whole *action
+	after int64 // after<<3 | kind; kind 0: v is the whole action
+	x     int64 // at (actAdvance, actClock) or limit (actStep, actIdle)
+}
+
+// entryOf is the entry that keeps a.
+func entryOf(a action) entry {
+	if a.after >= 0 && a.after <= math.MaxInt64>>3 {
+		e := entry{after: int64(a.after)<<3 | int64(a.kind)}
+		switch {
+		case (a.kind == actApply || a.kind == actInput) && a.at == 0 && a.limit == 0:
+			e.v = a.cmd
+			return e
+		case a.kind == actStep && a.cmd == nil:
+			e.v, e.x = a.at, a.limit // a length below 256 takes no room of its own
+			return e
+		case a.kind == actIdle && a.cmd == nil && a.at == 0:
+			e.x = a.limit
+			return e
+		case (a.kind == actAdvance || a.kind == actClock) && a.cmd == nil && a.limit == 0:
+			e.x = a.at
+			return e
+		}
+	}
+	return entry{v: &a}
+}
+
+// action is the action e keeps.
+func (e entry) action() action {
+	a := action{kind: actionKind(e.after & 7), after: int(e.after >> 3)}
+	switch a.kind {
+	case 0:
+		return *e.v.(*action)
+	case actApply, actInput:
+		a.cmd, _ = e.v.(script.Command)
+	case actStep:
+		a.at, a.limit = e.v.(int64), e.x
+	case actIdle:
+		a.limit = e.x
+	default:
+		a.at = e.x
+	}
+	return a
+}
+
 // The history is w.actions followed by w.run, the open run of steps (when
 // run.at > 0): entries of the list are never changed once appended, so
 // that copies of the world share them.
@@ -56,18 +107,20 @@ func (w *World) record(a action) {
 		w.run = a
 		return
 	case actIdle:
-		if last := w.actions.Last(); w.run.at == 0 && last != nil && last.kind == actIdle && last.limit == a.limit {
-			return // looking again finds the same nothing
+		if n := w.actions.Len(); w.run.at == 0 && n > 0 {
+			if last := w.actions.At(n - 1).action(); last.kind == actIdle && last.limit == a.limit {
+				return // looking again finds the same nothing
+			}
 		}
 	}
 	w.closeRun()
-	w.actions.Append(a)
+	w.actions.Append(entryOf(a))
 }
 
 // closeRun moves the open run of steps into the history.
 func (w *World) closeRun() {
 	if w.run.at > 0 {
-		w.actions.Append(w.run)
+		w.actions.Append(entryOf(w.run))
 		w.run = action{}
 	}
 }
@@ -83,7 +136,7 @@ func (w *World) numActions() int {
 // actionAt is entry i of the history.
 func (w *World) actionAt(i int) action {
 	if i < w.actions.Len() {
-		return w.actions.At(i)
+		return w.actions.At(i).action()
 	}
 	return w.run
 }

@@ -151,16 +151,16 @@ type World struct {
 	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for
 	nextFault   int
 	fenceAt     map[int]int64
-	pending     []trace.Event     // emitted and not flushed yet, when the trace is not kept
-	slab        trace.Slab        // room for events' attributes and texts; never shared with a clone
-	trace       trace.Log         // the events kept, and those emitted and not flushed yet
-	actions     hist.List[action] // the history, but for the open run of steps
-	run         action            // the open run of steps (run.at > 0), the history's last entry
-	ckpts       []checkpoint      // shared with rewound worlds: appended to, never changed in place
-	nextCkpt    int               // the step after which the next checkpoint is taken
-	ckptEvery   int               // the least number of steps between checkpoints
-	ckptFixed   bool              // tests: exactly ckptEvery steps apart, whatever they cost
-	replaying   bool              // no checkpoints are taken meanwhile
+	pending     []trace.Event    // emitted and not flushed yet, when the trace is not kept
+	slab        trace.Slab       // room for events' attributes and texts; never shared with a clone
+	trace       trace.Log        // the events kept, and those emitted and not flushed yet
+	actions     hist.List[entry] // the history, but for the open run of steps
+	run         action           // the open run of steps (run.at > 0), the history's last entry
+	ckpts       []checkpoint     // shared with rewound worlds: appended to, never changed in place
+	nextCkpt    int              // the step after which the next checkpoint is taken
+	ckptEvery   int              // the least number of steps between checkpoints
+	ckptFixed   bool             // tests: exactly ckptEvery steps apart, whatever they cost
+	replaying   bool             // no checkpoints are taken meanwhile
 	check       *checker
 	nextExpiry  int64
 	nextISR     int64
