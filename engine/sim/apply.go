@@ -377,12 +377,11 @@ func (w *World) createProducer(c *script.Producer) error {
 	}
 	s := &producerSlot{w: w, mode: modeOf(c.Mode)}
 	if c.TxnID != "" || settings != nil {
-		s.tx = &slotTxn{id: c.TxnID, config: settings}
+		s.extra = &slotExtra{id: c.TxnID, config: settings}
 	}
 	if old, ok := w.producers[c.Name]; ok {
 		s.life = old.life + 1
 		s.pairs = old.pairs // the name's connections go on being numbered
-		delete(w.held, old) // gone with the failed producer
 	} else {
 		s.pairs = w.clientPairs(c.Name)
 		w.prodOrder = append(w.prodOrder, c.Name)
@@ -522,7 +521,9 @@ func (w *World) restartProducer(name string) error {
 	}
 	s.life++
 	s.paused = false
-	delete(w.held, s)
+	if s.extra != nil {
+		s.extra.held = nil
+	}
 	if w.tracing() {
 		w.emit(trace.New("producer.restart", fmt.Sprintf("%s restarts: the old instance is gone with its unsent batches; the new one starts from scratch", name)).
 			With("producer", trace.Str(name)))
@@ -549,7 +550,7 @@ func (w *World) pause(name string, paused bool) error {
 		return nil
 	}
 	if w.tracing() {
-		w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(w.held[s]))).With("producer", trace.Str(name)))
+		w.emit(trace.New("producer.resume", fmt.Sprintf("%s resumes after %d held event(s)", name, len(s.held()))).With("producer", trace.Str(name)))
 	}
 	w.release(s)
 	return nil

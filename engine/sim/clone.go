@@ -88,13 +88,13 @@ func (w *World) clone(live bool) *World {
 			t.p = s.p.Clone()
 		}
 		t.w = c
-		if s.tx != nil {
-			tx := *s.tx
-			tx.acked = make([]*client.Batch, len(s.tx.acked))
-			for i, b := range s.tx.acked {
-				tx.acked[i] = t.p.Copy(b)
+		if s.extra != nil {
+			x := *s.extra
+			x.acked = make([]*client.Batch, len(s.extra.acked))
+			for i, b := range s.extra.acked {
+				x.acked[i] = t.p.Copy(b)
 			}
-			t.tx = &tx
+			t.extra = &x
 		}
 		t.pairs = slices.Clone(s.pairs)
 		for i := range s.pairs {
@@ -105,13 +105,14 @@ func (w *World) clone(live bool) *World {
 	}
 	c.tx = w.tx.clone(c, cl)
 	c.ext = w.ext.clone(cl)
-	c.held = make(map[*producerSlot][]item, len(w.held))
-	for s, items := range w.held {
-		held := make([]item, len(items))
-		for i, it := range items {
-			held[i] = cl.item(it)
+	for _, s := range c.producers {
+		if x := s.extra; x != nil && x.held != nil {
+			held := make([]item, len(x.held))
+			for i, it := range x.held {
+				held[i] = cl.item(it)
+			}
+			x.held = held
 		}
-		c.held[cl.slots[s]] = held
 	}
 	c.conns = make(map[int]*connection, len(w.conns))
 	for id, cn := range w.conns {

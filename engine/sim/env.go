@@ -31,7 +31,7 @@ func (s *producerSlot) Delivered(b *client.Batch) {
 	switch {
 	case b.BaseOffset < 0:
 	case s.txnID() != "":
-		s.tx.acked = append(s.tx.acked, b)
+		s.extra.acked = append(s.extra.acked, b)
 	default:
 		s.w.check.noteAck(s.name(), b)
 	}

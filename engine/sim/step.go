@@ -56,7 +56,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		if s := w.pausedOwner(next); s != nil {
 			// A paused process reads nothing and its timers wait with it;
 			// holding them takes no time.
-			w.held[s] = append(w.held[s], w.pop())
+			s.hold(w.pop())
 			continue
 		}
 		w.steps++
@@ -406,10 +406,11 @@ func (w *World) deliverToClient(f *flight) bool {
 // release puts back the items a paused producer held: what fell due
 // while it was paused happens now, the rest at its own time.
 func (w *World) release(s *producerSlot) {
-	held := w.held[s]
-	delete(w.held, s)
-	for _, it := range held {
+	for _, it := range s.held() {
 		it.due = max(it.due, w.now)
 		w.schedule(it)
+	}
+	if s.extra != nil {
+		s.extra.held = nil
 	}
 }

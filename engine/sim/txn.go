@@ -427,22 +427,22 @@ func (w *World) sendOffsets(c *script.SendOffsets) error {
 // committed, and forgets those of one that aborted.
 func (w *World) settleTxnAcks(s *producerSlot) {
 	n, committed := s.p.TxnEnds()
-	if s.tx == nil {
+	if s.extra == nil {
 		if n == 0 {
 			return
 		}
-		s.tx = &slotTxn{} // transactional.id set among the settings
+		s.extra = &slotExtra{} // transactional.id set among the settings
 	}
-	if n == s.tx.ends {
+	if n == s.extra.ends {
 		return
 	}
-	s.tx.ends = n
+	s.extra.ends = n
 	if committed {
-		for _, b := range s.tx.acked {
+		for _, b := range s.extra.acked {
 			w.check.noteAck(s.name(), b)
 		}
 	}
-	s.tx.acked = s.tx.acked[:0]
+	s.extra.acked = s.extra.acked[:0]
 }
 
 // seekCommitted is the application's answer to an aborted

@@ -67,11 +67,11 @@ type partMeta struct {
 // producerSlot is a producer's place in the world, and the world as the
 // producer sees it: the slot is the client.Env it is handed (env.go). A
 // world may hold a million of them: what only a few producers need lives
-// elsewhere (tx; the items a paused one holds, World.held).
+// behind a pointer (extra).
 type producerSlot struct {
 	w     *World
 	p     *client.Producer // nil only while the name's first creation has failed (removed)
-	tx    *slotTxn
+	extra *slotExtra
 	pairs []pairState // [b-1]: its connections to broker b
 	// wakeDue and wakeGen are the one pending wake of the sender (see Wake).
 	wakeDue int64
@@ -88,30 +88,48 @@ type producerSlot struct {
 // the name's first creation failing leaves a slot that does nothing.
 func (s *producerSlot) name() string { return s.p.Name() }
 
-// slotTxn is what a slot keeps of its settings and transactions: nil for
-// a producer with Kafka's defaults that never ended a transaction (most of
-// a large world).
-type slotTxn struct {
+// slotExtra is what a slot keeps of its settings, its transactions and
+// the items that fell due while it was paused: nil for a producer with
+// Kafka's defaults that never ended a transaction nor held anything (most
+// of a large world).
+type slotExtra struct {
 	id     string
 	config []client.Setting // as the producer command gave them; never changed
 	acked  []*client.Batch  // acknowledged in the open transaction
 	ends   int              // transactions whose end the checker has seen
+	held   []item           // items that fell due while paused
+}
+
+// hold keeps an item that fell due while the producer is paused.
+func (s *producerSlot) hold(it item) {
+	if s.extra == nil {
+		s.extra = &slotExtra{}
+	}
+	s.extra.held = append(s.extra.held, it)
+}
+
+// held is the items that fell due while the producer was paused.
+func (s *producerSlot) held() []item {
+	if s.extra == nil {
+		return nil
+	}
+	return s.extra.held
 }
 
 // txnID is the transactional id the producer was created with, or "".
 func (s *producerSlot) txnID() string {
-	if s.tx == nil {
+	if s.extra == nil {
 		return ""
 	}
-	return s.tx.id
+	return s.extra.id
 }
 
 // config is the settings the producer was created with.
 func (s *producerSlot) config() []client.Setting {
-	if s.tx == nil {
+	if s.extra == nil {
 		return nil
 	}
-	return s.tx.config
+	return s.extra.config
 }
 
 // flight is a message in transit.
@@ -140,7 +158,6 @@ type World struct {
 	parts       []*partMeta
 	pidNext     int64
 	producers   map[string]*producerSlot
-	held        map[*producerSlot][]item  // the items that fell due while a producer was paused
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	prodOrder   []string
 	queue       queue
@@ -214,7 +231,6 @@ func (w *World) reset(c ClusterConfig) {
 	w.brokers = nil
 	w.parts = nil
 	w.producers = map[string]*producerSlot{}
-	w.held = map[*producerSlot][]item{}
 	w.prodOrder = nil
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
