@@ -121,8 +121,14 @@ func TestEntryKeepsAction(t *testing.T) {
 		{kind: actStep, at: 1, after: math.MaxInt64>>3 + 1},
 		{kind: actApply, cmd: cmd, after: -1},
 	} {
-		if got := entryOf(a).action(); got != a {
+		if got := entryOf(&a).action(); got != a {
 			t.Errorf("kept %+v, gives back %+v", a, got)
+		}
+		e := entryOf(&a)
+		for _, limit := range []int64{a.limit, a.limit + 1} {
+			if got, want := e.idleWithin(limit), a.kind == actIdle && a.limit == limit; got != want {
+				t.Errorf("%+v: idle within %d %v, want %v", a, limit, got, want)
+			}
 		}
 	}
 }

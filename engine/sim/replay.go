@@ -46,26 +46,47 @@ type entry struct {
 	x     int64 // at (actAdvance, actClock) or limit (actStep, actIdle)
 }
 
-// entryOf is the entry that keeps a.
-func entryOf(a action) entry {
-	if a.after >= 0 && a.after <= math.MaxInt64>>3 {
+// entryOf is the entry that keeps *a.
+func entryOf(a *action) entry {
+	if uint64(a.after) <= math.MaxInt64>>3 {
 		e := entry{after: int64(a.after)<<3 | int64(a.kind)}
-		switch {
-		case (a.kind == actApply || a.kind == actInput) && a.at == 0 && a.limit == 0:
-			e.v = a.cmd
-			return e
-		case a.kind == actStep && a.cmd == nil:
-			e.v, e.x = a.at, a.limit // a length below 256 takes no room of its own
-			return e
-		case a.kind == actIdle && a.cmd == nil && a.at == 0:
-			e.x = a.limit
-			return e
-		case (a.kind == actAdvance || a.kind == actClock) && a.cmd == nil && a.limit == 0:
-			e.x = a.at
-			return e
+		switch a.kind {
+		case actApply, actInput:
+			if a.at == 0 && a.limit == 0 {
+				e.v = a.cmd
+				return e
+			}
+		case actStep:
+			if a.cmd == nil {
+				e.v, e.x = a.at, a.limit // a length below 256 takes no room of its own
+				return e
+			}
+		case actIdle:
+			if a.cmd == nil && a.at == 0 {
+				e.x = a.limit
+				return e
+			}
+		case actAdvance, actClock:
+			if a.cmd == nil && a.limit == 0 {
+				e.x = a.at
+				return e
+			}
 		}
 	}
-	return entry{v: &a}
+	whole := *a
+	return entry{v: &whole}
+}
+
+// idleWithin reports whether e keeps an idle step within limit.
+func (e *entry) idleWithin(limit int64) bool {
+	switch actionKind(e.after & 7) {
+	case actIdle:
+		return e.x == limit
+	case 0:
+		a := e.v.(*action)
+		return a.kind == actIdle && a.limit == limit
+	}
+	return false
 }
 
 // action is the action e keeps.
@@ -107,20 +128,18 @@ func (w *World) record(a action) {
 		w.run = a
 		return
 	case actIdle:
-		if n := w.actions.Len(); w.run.at == 0 && n > 0 {
-			if last := w.actions.At(n - 1).action(); last.kind == actIdle && last.limit == a.limit {
-				return // looking again finds the same nothing
-			}
+		if last := w.actions.Last(); w.run.at == 0 && last != nil && last.idleWithin(a.limit) {
+			return // looking again finds the same nothing
 		}
 	}
 	w.closeRun()
-	w.actions.Append(entryOf(a))
+	w.actions.Append(entryOf(&a))
 }
 
 // closeRun moves the open run of steps into the history.
 func (w *World) closeRun() {
 	if w.run.at > 0 {
-		w.actions.Append(entryOf(w.run))
+		w.actions.Append(entryOf(&w.run))
 		w.run = action{}
 	}
 }

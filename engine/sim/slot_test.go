@@ -1,0 +1,66 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/eoslab/eoslab/engine/script"
+)
+
+// pausedWorld is a world whose paused producers hold items: p an
+// idempotent one with a batch in flight, t a transactional one.
+func pausedWorld(t *testing.T) *World {
+	w := New(1)
+	tp := script.TopicPartition{Topic: "orders"}
+	for _, c := range []script.Command{
+		&script.Producer{Name: "p"},
+		&script.Producer{Name: "t", Mode: script.ModeTransactional, TxnID: "tx"},
+		&script.Send{Producer: "p", TP: tp, Count: 1},
+		&script.Pause{Name: "p"},
+		&script.Pause{Name: "t"},
+	} {
+		if _, err := w.Apply(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Run()
+	return w
+}
+
+// What a paused producer holds is the slot's own: two worlds given the
+// same commands are deeply equal (tests compare worlds so), and a clone's
+// held items are for its own slots.
+func TestHeldItemsAreTheSlots(t *testing.T) {
+	a, b := pausedWorld(t), pausedWorld(t)
+	held := 0
+	for _, s := range a.producers {
+		held += len(s.held())
+	}
+	if held == 0 {
+		t.Fatal("the paused producers hold nothing: the test proves nothing")
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("two worlds given the same commands are not deeply equal")
+	}
+	c := a.Clone()
+	for name, s := range c.producers {
+		for _, it := range s.held() {
+			if it.slot != nil && it.slot != s || it.kind == itemDeliver && it.fl.to != nil && it.fl.to != s {
+				t.Fatalf("%s: the clone holds an item for the original's slot", name)
+			}
+		}
+	}
+	for _, name := range []string{"p", "t"} {
+		if _, err := a.Apply(&script.Resume{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Apply(&script.Resume{Name: name}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.Run()
+	c.Run()
+	if string(a.Snapshot().StateJSON()) != string(c.Snapshot().StateJSON()) {
+		t.Fatal("resumed, the clone and the original differ")
+	}
+}
