@@ -3,9 +3,18 @@ package sim
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/script"
 )
+
+// A world may hold a million producers: the slot stays in its 80-byte
+// size class, what few producers need behind its extra pointer.
+func TestProducerSlotSize(t *testing.T) {
+	if n := unsafe.Sizeof(producerSlot{}); n > 80 {
+		t.Fatalf("a producer slot takes %d bytes, more than 80", n)
+	}
+}
 
 // pausedWorld is a world whose paused producers hold items: p an
 // idempotent one with a batch in flight, t a transactional one.
