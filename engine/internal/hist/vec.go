@@ -1,34 +1,57 @@
 package hist
 
-// vecChunkLen is how many entries a chunk of a Vec holds at most.
-const vecChunkLen = 128
+// vecChunkLen is how many entries a chunk of a Vec holds at most, and
+// vecPageLen how many chunks a page of its table points to at most.
+const (
+	vecChunkLen = 128
+	vecPageLen  = 128
+)
 
 // Vec is a vector indexed from 0 whose copies are made in constant time:
 // after Clone, the original and the copy share every chunk and each copies
-// a chunk (and the chunk table) the first time it writes to it. Entries
-// never written read as the zero value.
+// a chunk (and the part of the table that points to it) the first time it
+// writes to it. Entries never written read as the zero value.
+//
+// The table is in two levels, pages of chunk pointers under a top table
+// of pages, so that the first write after a Clone copies one page (at most
+// vecPageLen pointers) and a top table of len/(vecChunkLen·vecPageLen)
+// pointers, not a pointer per chunk: a world takes a checkpoint (a Clone)
+// every few hundred steps, and a vector indexed by sequence number grows
+// with its history.
 //
 // A Vec must be copied only with Clone.
 type Vec[T any] struct {
-	chunks []*vchunk[T]
-	own    *token // chunks owned by this Vec are written in place
-	table  *token // the chunk table is this Vec's own when table == own
+	pages []*vpage[T]
+	own   *token // pages and chunks owned by this Vec are written in place
+	top   *token // the top table is this Vec's own when top == own
 }
 
 type token struct{ _ byte }
+
+type vpage[T any] struct {
+	owner  *token
+	chunks []*vchunk[T]
+}
 
 type vchunk[T any] struct {
 	owner *token
 	v     []T
 }
 
+// chunk returns chunk c, or nil.
+func (v *Vec[T]) chunk(c int) *vchunk[T] {
+	if p := c / vecPageLen; p < len(v.pages) {
+		if pg := v.pages[p]; pg != nil && c%vecPageLen < len(pg.chunks) {
+			return pg.chunks[c%vecPageLen]
+		}
+	}
+	return nil
+}
+
 // Get returns entry i.
 func (v *Vec[T]) Get(i int) T {
-	c := i / vecChunkLen
-	if c < len(v.chunks) {
-		if ch := v.chunks[c]; ch != nil && i%vecChunkLen < len(ch.v) {
-			return ch.v[i%vecChunkLen]
-		}
+	if ch := v.chunk(i / vecChunkLen); ch != nil && i%vecChunkLen < len(ch.v) {
+		return ch.v[i%vecChunkLen]
 	}
 	var zero T
 	return zero
@@ -41,53 +64,25 @@ func (v *Vec[T]) Get(i int) T {
 func (v *Vec[T]) Run(i, n int) (stored []T, k int) {
 	c, j := i/vecChunkLen, i%vecChunkLen
 	k = min(n, vecChunkLen-j)
-	if c < len(v.chunks) {
-		if ch := v.chunks[c]; ch != nil && j < len(ch.v) {
-			return ch.v[j:min(len(ch.v), j+k)], k
-		}
+	if ch := v.chunk(c); ch != nil && j < len(ch.v) {
+		return ch.v[j:min(len(ch.v), j+k)], k
 	}
 	return nil, k
 }
 
 // Set sets entry i.
 func (v *Vec[T]) Set(i int, x T) {
-	if v.own == nil {
-		v.own = &token{}
-	}
-	c, j := i/vecChunkLen, i%vecChunkLen
-	if v.table != v.own {
-		v.chunks = append([]*vchunk[T](nil), v.chunks...)
-		v.table = v.own
-	}
-	for len(v.chunks) <= c {
-		v.chunks = append(v.chunks, nil)
-	}
-	ch := v.writable(c, j+1)
-	ch.v[j] = x
+	j := i % vecChunkLen
+	v.writable(i/vecChunkLen, j+1).v[j] = x
 }
 
 // SetRange sets entries i to i+n-1 to x, as n calls of Set would, a chunk
 // at a time: a chunk shared with a copy is copied once, not once an entry.
 func (v *Vec[T]) SetRange(i, n int, x T) {
-	if n <= 0 {
-		return
-	}
-	if v.own == nil {
-		v.own = &token{}
-	}
-	if v.table != v.own {
-		v.chunks = append([]*vchunk[T](nil), v.chunks...)
-		v.table = v.own
-	}
-	last := (i + n - 1) / vecChunkLen
-	for len(v.chunks) <= last {
-		v.chunks = append(v.chunks, nil)
-	}
 	for n > 0 {
 		c, j := i/vecChunkLen, i%vecChunkLen
 		k := min(n, vecChunkLen-j) // entries j to j+k-1 of chunk c
-		ch := v.writable(c, j+k)
-		s := ch.v[j : j+k]
+		s := v.writable(c, j+k).v[j : j+k]
 		for m := range s {
 			s[m] = x
 		}
@@ -96,19 +91,43 @@ func (v *Vec[T]) SetRange(i, n int, x T) {
 }
 
 // writable returns chunk c, owned by v and at least n entries long, grown
-// as Set grows it.
+// as Set grows it, with the page and the top table that lead to it owned
+// by v too.
 func (v *Vec[T]) writable(c, n int) *vchunk[T] {
-	ch := v.chunks[c]
+	if v.own == nil {
+		v.own = &token{}
+	}
+	if v.top != v.own {
+		v.pages = append([]*vpage[T](nil), v.pages...)
+		v.top = v.own
+	}
+	p, k := c/vecPageLen, c%vecPageLen
+	for len(v.pages) <= p {
+		v.pages = append(v.pages, nil)
+	}
+	pg := v.pages[p]
+	switch {
+	case pg == nil:
+		pg = &vpage[T]{owner: v.own}
+		v.pages[p] = pg
+	case pg.owner != v.own:
+		pg = &vpage[T]{owner: v.own, chunks: append(make([]*vchunk[T], 0, cap(pg.chunks)), pg.chunks...)}
+		v.pages[p] = pg
+	}
+	for len(pg.chunks) <= k {
+		pg.chunks = append(pg.chunks, nil)
+	}
+	ch := pg.chunks[k]
 	switch {
 	case ch == nil:
 		ch = &vchunk[T]{owner: v.own, v: make([]T, n, min(2*n, vecChunkLen))}
-		v.chunks[c] = ch
+		pg.chunks[k] = ch
 	case ch.owner != v.own:
 		m := max(len(ch.v), n)
 		cp := &vchunk[T]{owner: v.own, v: make([]T, m, max(m, cap(ch.v)))}
 		copy(cp.v, ch.v)
 		ch = cp
-		v.chunks[c] = ch
+		pg.chunks[k] = ch
 	case n > len(ch.v):
 		if n > cap(ch.v) {
 			nv := make([]T, n, min(2*n, vecChunkLen))
@@ -123,6 +142,6 @@ func (v *Vec[T]) writable(c, n int) *vchunk[T] {
 
 // Clone returns a Vec with v's entries that changes independently of v.
 func (v *Vec[T]) Clone() Vec[T] {
-	v.own, v.table = &token{}, nil // v copies what it shares from now on
-	return Vec[T]{chunks: v.chunks[:len(v.chunks):len(v.chunks)], own: &token{}}
+	v.own, v.top = &token{}, nil // v copies what it shares from now on
+	return Vec[T]{pages: v.pages[:len(v.pages):len(v.pages)], own: &token{}}
 }
