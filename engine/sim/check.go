@@ -89,13 +89,24 @@ type seenAt struct {
 }
 
 // seenRecs is where the judged logs hold one producer's records, by
-// serial (seenAt). The first serials, 0 to n-1, marked as one run, are
-// kept inline: a producer of a large world has sent a batch or two, and
-// keeps no vector of its own until it needs one.
+// serial (seenAt), and the highest serial each partition's check has
+// marked (to find records out of order). The first serials, 0 to n-1,
+// marked as one run, are kept inline: a producer of a large world has
+// sent a batch or two, and keeps no vector of its own until it needs one.
 type seenRecs struct {
-	run  seenAt            // serials 0 to n-1
-	n    int64             // 0 once rest is used
-	rest *hist.Vec[seenAt] // every serial, once the records are not one run from 0 (nil before)
+	run  seenAt    // serials 0 to n-1
+	n    int64     // 0 once rest is used
+	rest *seenRest // once the records are not one run from 0 (nil before)
+}
+
+type seenRest struct {
+	v    hist.Vec[seenAt] // every serial
+	most []genMax         // the highest serial marked, per check (gen), the latest checks last
+}
+
+type genMax struct {
+	gen uint32
+	max int64
 }
 
 func (s *seenRecs) get(i int) seenAt {
@@ -105,7 +116,7 @@ func (s *seenRecs) get(i int) seenAt {
 	case s.rest == nil:
 		return seenAt{}
 	}
-	return s.rest.Get(i)
+	return s.rest.v.Get(i)
 }
 
 // setRange marks serials i to i+k-1 at x, as hist.Vec.SetRange.
@@ -118,11 +129,37 @@ func (s *seenRecs) setRange(i, k int, x seenAt) {
 		return
 	}
 	if s.rest == nil {
-		s.rest = &hist.Vec[seenAt]{}
-		s.rest.SetRange(0, int(s.n), s.run)
+		s.rest = &seenRest{}
+		if s.n > 0 {
+			s.rest.v.SetRange(0, int(s.n), s.run)
+			s.rest.most = []genMax{{s.run.gen, s.n - 1}}
+		}
 		s.n = 0
 	}
-	s.rest.SetRange(i, k, x)
+	s.rest.v.SetRange(i, k, x)
+	r := s.rest
+	for j := len(r.most) - 1; j >= 0; j-- {
+		if r.most[j].gen == x.gen {
+			r.most[j].max = max(r.most[j].max, int64(i+k-1))
+			return
+		}
+	}
+	r.most = append(r.most, genMax{x.gen, int64(i + k - 1)})
+}
+
+// maxOf returns the highest serial marked with gen, if any. A check's gen
+// is its own (checker.gens counts them), so the inline run, all marked
+// at once, holds the check's marks if it is of its gen.
+func (s *seenRecs) maxOf(gen uint32) (int64, bool) {
+	if s.rest == nil {
+		return s.n - 1, s.n > 0 && s.run.gen == gen
+	}
+	for j := len(s.rest.most) - 1; j >= 0; j-- {
+		if s.rest.most[j].gen == gen {
+			return s.rest.most[j].max, true
+		}
+	}
+	return 0, false
 }
 
 // runOf returns serials i to i+k-1 for the largest k ≤ n that stays in
@@ -135,24 +172,16 @@ func (s *seenRecs) runOf(i, n int) (stored []seenAt, one bool, k int) {
 	if s.rest == nil {
 		return nil, false, n
 	}
-	stored, k = s.rest.Run(i, n)
+	stored, k = s.rest.v.Run(i, n)
 	return stored, false, k
 }
 
 func (s *seenRecs) clone() seenRecs {
 	d := *s
-	d.rest = cloneVec(s.rest)
-	return d
-}
-
-// cloneVec copies a vector kept behind a pointer until it is needed (nil
-// stays nil).
-func cloneVec[T any](v *hist.Vec[T]) *hist.Vec[T] {
-	if v == nil {
-		return nil
+	if s.rest != nil {
+		d.rest = &seenRest{v: s.rest.v.Clone(), most: slices.Clone(s.rest.most)}
 	}
-	c := v.Clone()
-	return &c
+	return d
 }
 
 type partCheck struct {
@@ -166,9 +195,8 @@ type partCheck struct {
 	seenTruncations int
 	// What the judged log holds: records of producers are found by
 	// serial in checker.at; records with an application-chosen value here.
-	values    hist.Map[identity, int64]
-	maxSerial []int64         // by producer number; -1: none yet
-	open      map[int64][]int // producer id -> indexes of its batches in an undecided transaction
+	values hist.Map[identity, int64]
+	open   map[int64][]int // producer id -> indexes of its batches in an undecided transaction
 	// withheld holds records that are in the log but not visible to a
 	// read_committed reader: in an undecided or an aborted transaction. An
 	// acknowledged record there is not lost: its fate is the transaction's.
@@ -230,6 +258,14 @@ func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset i
 	c.seen[who].setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen, part: pc.part})
 }
 
+// maxOf returns the highest serial of a producer the check has marked.
+func (c *checker) maxOf(pc *partCheck, who int32) (int64, bool) {
+	if int(who) >= len(c.seen) {
+		return 0, false
+	}
+	return c.seen[who].maxOf(pc.gen)
+}
+
 // newPartCheck starts checking a partition's leader log from its start.
 func (c *checker) newPartCheck(log *partition.Log, part int) *partCheck {
 	c.gens++
@@ -241,24 +277,7 @@ func (c *checker) restart(pc *partCheck) {
 	c.gens++
 	pc.gen, pc.scanned = c.gens, 0
 	pc.values, pc.withheld = hist.Map[identity, int64]{}, hist.Map[identity, int64]{}
-	for i := range pc.maxSerial {
-		pc.maxSerial[i] = -1
-	}
 	clear(pc.open)
-}
-
-func (pc *partCheck) maxOf(who int32) (int64, bool) {
-	if int(who) < len(pc.maxSerial) && pc.maxSerial[who] >= 0 {
-		return pc.maxSerial[who], true
-	}
-	return 0, false
-}
-
-func (pc *partCheck) setMax(who int32, serial int64) {
-	for int(who) >= len(pc.maxSerial) {
-		pc.maxSerial = append(pc.maxSerial, -1)
-	}
-	pc.maxSerial[who] = max(pc.maxSerial[who], serial)
 }
 
 // checker watches every leader log after every step for duplicates,
@@ -552,11 +571,10 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	for i := int64(0); src.value < 0 && i < count; {
 		if n := c.span(pc, src.who, src.firstSerial+i, count-i, false); n > 0 {
 			first := src.firstSerial + i
-			c.markRun(pc, src.who, first, int(n), b.BaseOffset()+i)
-			if max, ok := pc.maxOf(src.who); ok && first < max {
+			if max, ok := c.maxOf(pc, src.who); ok && first < max {
 				reordered = true
 			}
-			pc.setMax(src.who, first+n-1)
+			c.markRun(pc, src.who, first, int(n), b.BaseOffset()+i)
 			i += n
 			continue
 		}

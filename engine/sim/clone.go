@@ -245,7 +245,6 @@ func (c *checker) clone(cl *cloner) *checker {
 			q.log = l
 		}
 		q.values, q.withheld = pc.values.Clone(), pc.withheld.Clone()
-		q.maxSerial = slices.Clone(pc.maxSerial)
 		q.open = make(map[int64][]int, len(pc.open))
 		for pid, idx := range pc.open {
 			q.open[pid] = slices.Clone(idx)

@@ -1,22 +1,22 @@
 package sim
 
 import (
+	"maps"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
 )
 
-// seenRecs and seqHeads keep their first entries inline; they must read
-// as the hist.Vec they stand for after any writes, and their clones must
-// change independently of them.
+// seenRecs keeps its first entries inline; it must read as the hist.Vec
+// it stands for after any writes, know the highest serial marked by each
+// check, and its clones must change independently of it.
 func TestInlineRecordsActAsVectors(t *testing.T) {
 	for seed := uint64(1); seed <= 300; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 9))
 		var seen, seenClone seenRecs
 		var seenModel, seenCloneModel hist.Vec[seenAt]
-		var heads, headsClone seqHeads
-		var headsModel, headsCloneModel hist.Vec[int32]
+		most, mostClone := map[uint32]int64{}, map[uint32]int64{}
 		cloned := false
 		serial := 0
 		for range 2 + rng.IntN(12) {
@@ -30,33 +30,38 @@ func TestInlineRecordsActAsVectors(t *testing.T) {
 			serial = i + k
 			seen.setRange(i, k, x)
 			seenModel.SetRange(i, k, x)
-			seq, head := rng.IntN(3)*rng.IntN(200), int32(1+rng.IntN(50))
-			heads.set(seq, head)
-			headsModel.Set(seq, head)
+			if m, ok := most[x.gen]; !ok || m < int64(i+k-1) {
+				most[x.gen] = int64(i + k - 1)
+			}
 			if !cloned && rng.IntN(3) == 0 {
 				cloned = true
-				seenClone, seenCloneModel = seen.clone(), seenModel.Clone()
-				headsClone, headsCloneModel = heads.clone(), headsModel.Clone()
+				seenClone, seenCloneModel, mostClone = seen.clone(), seenModel.Clone(), maps.Clone(most)
 			}
 		}
 		if cloned {
 			seenClone.setRange(0, 3, seenAt{shift: 7, gen: 9})
 			seenCloneModel.SetRange(0, 3, seenAt{shift: 7, gen: 9})
-			headsClone.set(1, 99)
-			headsCloneModel.Set(1, 99)
+			mostClone[9] = max(mostClone[9], 2)
+		}
+		for gen := range uint32(10) {
+			for _, s := range []struct {
+				name string
+				seen *seenRecs
+				most map[uint32]int64
+			}{{"seen", &seen, most}, {"the clone", &seenClone, mostClone}} {
+				got, ok := s.seen.maxOf(gen)
+				want, wok := s.most[gen]
+				if (ok || wok) && (ok != wok || got != want) && (cloned || s.seen == &seen) {
+					t.Fatalf("seed %d: %s: highest serial of check %d: %d %v, want %d %v", seed, s.name, gen, got, ok, want, wok)
+				}
+			}
 		}
 		for i := range 400 {
 			if got, want := seen.get(i), seenModel.Get(i); got != want {
 				t.Fatalf("seed %d: seen serial %d: %+v, want %+v", seed, i, got, want)
 			}
-			if got, want := heads.get(i), headsModel.Get(i); got != want {
-				t.Fatalf("seed %d: head of sequence %d: %d, want %d", seed, i, got, want)
-			}
 			if got, want := seenClone.get(i), seenCloneModel.Get(i); cloned && got != want {
 				t.Fatalf("seed %d: the clone's serial %d: %+v, want %+v", seed, i, got, want)
-			}
-			if got, want := headsClone.get(i), headsCloneModel.Get(i); cloned && got != want {
-				t.Fatalf("seed %d: the clone's head of sequence %d: %d, want %d", seed, i, got, want)
 			}
 		}
 		// runOf covers every serial once, in pieces that read as the model.
@@ -78,6 +83,55 @@ func TestInlineRecordsActAsVectors(t *testing.T) {
 				}
 			}
 			i += k
+		}
+	}
+}
+
+// A sourceIndex finds every batch as a map from batchKey would, whether a
+// producer id sent one sequence or many, the same sequence again with
+// other bytes (a re-sequenced batch), or the same bytes again (a retry);
+// and its clones change independently of it.
+func TestSourceIndexActsAsAMap(t *testing.T) {
+	type pair struct {
+		x    sourceIndex
+		want map[batchKey]source
+	}
+	for seed := uint64(1); seed <= 200; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 10))
+		all := []*pair{{want: map[batchKey]source{}}}
+		var keys []batchKey
+		for n := range 300 {
+			p := all[rng.IntN(len(all))]
+			if rng.IntN(10) == 0 && len(all) < 6 {
+				all = append(all, &pair{x: p.x.clone(), want: maps.Clone(p.want)})
+				continue
+			}
+			k := batchKey{crc: uint32(rng.IntN(3)), pid: int64(rng.IntN(6)) - 1, seq: int32(rng.IntN(5)*rng.IntN(3)) - int32(rng.IntN(8)/7), size: 70}
+			if rng.IntN(3) == 0 && len(keys) > 0 {
+				k = keys[rng.IntN(len(keys))] // sent again
+			}
+			keys = append(keys, k)
+			s := source{firstSerial: int64(n), who: int32(k.pid), value: -1}
+			if old, ok := p.want[k]; ok && rng.IntN(2) == 0 {
+				s = old // a retry, as it was
+			}
+			p.x.set(k, s)
+			p.want[k] = s
+		}
+		for i, p := range all {
+			for _, k := range keys {
+				got, ok := p.x.get(k)
+				want, wok := p.want[k]
+				if ok != wok || got != want {
+					t.Fatalf("seed %d, index %d: %+v: %+v %v, want %+v %v", seed, i, k, got, ok, want, wok)
+				}
+			}
+			for crc := range uint32(4) {
+				k := batchKey{crc: crc, pid: 2, seq: 99, size: 70}
+				if _, ok := p.x.get(k); ok {
+					t.Fatalf("seed %d: found %+v, never sent", seed, k)
+				}
+			}
 		}
 	}
 }
