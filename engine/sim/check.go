@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -80,12 +81,12 @@ type ackRec struct {
 // (by serial): at the serial plus shift. A batch's records have
 // consecutive serials at consecutive offsets, so they share one shift and
 // a batch is marked a run at a time (hist.Vec.SetRange). gen names the
-// partition's check it belongs to, so that a check started over forgets
-// everything at once.
+// partition's check it belongs to (checker.gens counts the checks, so a
+// check's gen is its own and names its partition too), so that a check
+// started over forgets everything at once.
 type seenAt struct {
 	shift int64 // offset - serial
 	gen   uint32
-	part  int32
 }
 
 // seenRecs is where the judged logs hold one producer's records, by
@@ -94,10 +95,16 @@ type seenAt struct {
 // marked as one run, are kept inline: a producer of a large world has
 // sent a batch or two, and keeps no vector of its own until it needs one.
 type seenRecs struct {
-	run  seenAt    // serials 0 to n-1
-	n    int64     // 0 once rest is used
-	rest *seenRest // once the records are not one run from 0 (nil before)
+	// Serials 0 to n-1 are at seenAt{shift, gen} (n is 0 once rest is
+	// used): a seenAt's fields and n, unpadded.
+	shift int64
+	gen   uint32
+	n     uint32
+	rest  *seenRest // once the records are not one run from 0 (nil before)
 }
+
+// run is where serials 0 to n-1 are.
+func (s *seenRecs) run() seenAt { return seenAt{s.shift, s.gen} }
 
 type seenRest struct {
 	v    hist.Vec[seenAt] // every serial
@@ -111,8 +118,8 @@ type genMax struct {
 
 func (s *seenRecs) get(i int) seenAt {
 	switch {
-	case int64(i) < s.n:
-		return s.run
+	case i < int(s.n):
+		return s.run()
 	case s.rest == nil:
 		return seenAt{}
 	}
@@ -124,15 +131,15 @@ func (s *seenRecs) setRange(i, k int, x seenAt) {
 	if k <= 0 {
 		return
 	}
-	if s.rest == nil && int64(i) == s.n && (s.n == 0 || x == s.run) {
-		s.run, s.n = x, s.n+int64(k)
+	if s.rest == nil && i == int(s.n) && (s.n == 0 || x == s.run()) && i+k <= math.MaxUint32 {
+		s.shift, s.gen, s.n = x.shift, x.gen, uint32(i+k)
 		return
 	}
 	if s.rest == nil {
 		s.rest = &seenRest{}
 		if s.n > 0 {
-			s.rest.v.SetRange(0, int(s.n), s.run)
-			s.rest.most = []genMax{{s.run.gen, s.n - 1}}
+			s.rest.v.SetRange(0, int(s.n), s.run())
+			s.rest.most = []genMax{{s.gen, int64(s.n) - 1}}
 		}
 		s.n = 0
 	}
@@ -152,7 +159,7 @@ func (s *seenRecs) setRange(i, k int, x seenAt) {
 // at once, holds the check's marks if it is of its gen.
 func (s *seenRecs) maxOf(gen uint32) (int64, bool) {
 	if s.rest == nil {
-		return s.n - 1, s.n > 0 && s.run.gen == gen
+		return int64(s.n) - 1, s.n > 0 && s.gen == gen
 	}
 	for j := len(s.rest.most) - 1; j >= 0; j-- {
 		if s.rest.most[j].gen == gen {
@@ -166,8 +173,8 @@ func (s *seenRecs) maxOf(gen uint32) (int64, bool) {
 // one piece (k ≥ 1 when n ≥ 1): either all the inline run (stored nil,
 // one true) or as hist.Vec.Run gives them.
 func (s *seenRecs) runOf(i, n int) (stored []seenAt, one bool, k int) {
-	if int64(i) < s.n {
-		return nil, true, int(min(int64(n), s.n-int64(i)))
+	if i < int(s.n) {
+		return nil, true, min(n, int(s.n)-i)
 	}
 	if s.rest == nil {
 		return nil, false, n
@@ -186,7 +193,6 @@ func (s *seenRecs) clone() seenRecs {
 
 type partCheck struct {
 	log     *partition.Log
-	part    int32
 	gen     uint32
 	scanned int
 	// What the log looked like when scan last returned (unchanged).
@@ -212,7 +218,7 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 		return 0, false
 	}
 	e := c.seen[id.who].get(int(id.n))
-	if e.gen != pc.gen || e.part != pc.part {
+	if e.gen != pc.gen {
 		return 0, false
 	}
 	return id.n + e.shift, true
@@ -233,14 +239,14 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 	for m < n {
 		stored, one, k := v.runOf(int(first+m), int(n-m))
 		if one {
-			if in := v.run.gen == pc.gen && v.run.part == pc.part; in != held {
+			if in := v.gen == pc.gen; in != held {
 				return m
 			}
 			m += int64(k)
 			continue
 		}
 		for j := range k {
-			if in := j < len(stored) && stored[j].gen == pc.gen && stored[j].part == pc.part; in != held {
+			if in := j < len(stored) && stored[j].gen == pc.gen; in != held {
 				return m + int64(j)
 			}
 		}
@@ -255,7 +261,7 @@ func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset i
 	for int(who) >= len(c.seen) {
 		c.seen = append(c.seen, seenRecs{})
 	}
-	c.seen[who].setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen, part: pc.part})
+	c.seen[who].setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen})
 }
 
 // maxOf returns the highest serial of a producer the check has marked.
@@ -267,9 +273,9 @@ func (c *checker) maxOf(pc *partCheck, who int32) (int64, bool) {
 }
 
 // newPartCheck starts checking a partition's leader log from its start.
-func (c *checker) newPartCheck(log *partition.Log, part int) *partCheck {
+func (c *checker) newPartCheck(log *partition.Log) *partCheck {
 	c.gens++
-	return &partCheck{log: log, part: int32(part), gen: c.gens, open: map[int64][]int{}}
+	return &partCheck{log: log, gen: c.gens, open: map[int64][]int{}}
 }
 
 // restart forgets what a check has judged (its log was truncated under it).
@@ -432,7 +438,7 @@ func (c *checker) run(w *World) {
 		pc := parts[i]
 		rescan := rescans[i]
 		if pc == nil || pc.log != log || rescan {
-			pc = c.newPartCheck(log, i)
+			pc = c.newPartCheck(log)
 			parts[i] = pc
 		}
 		c.scan(w, m.tp, pc)

@@ -22,7 +22,7 @@ func TestInlineRecordsActAsVectors(t *testing.T) {
 		for range 2 + rng.IntN(12) {
 			// Mostly runs that follow each other at one shift, as batches
 			// of one producer do, sometimes anything.
-			x := seenAt{shift: int64(rng.IntN(2)), gen: uint32(1 + rng.IntN(2)), part: int32(rng.IntN(2))}
+			x := seenAt{shift: int64(rng.IntN(2)), gen: uint32(1 + rng.IntN(3))}
 			i, k := serial, 1+rng.IntN(4)
 			if rng.IntN(4) == 0 {
 				i = rng.IntN(300)
@@ -74,7 +74,7 @@ func TestInlineRecordsActAsVectors(t *testing.T) {
 				var got seenAt
 				switch {
 				case one:
-					got = seen.run
+					got = seen.run()
 				case j < len(stored):
 					got = stored[j]
 				}
