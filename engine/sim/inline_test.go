@@ -100,13 +100,25 @@ func TestSourceIndexActsAsAMap(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 10))
 		all := []*pair{{want: map[batchKey]source{}}}
 		var keys []batchKey
+		first := int64(rng.IntN(3000))
+		pids := []int64{-1, first, first + 1, first + 2, first + 1000, first + nearPIDs - 1, first + nearPIDs, first + 5*nearPIDs}
+		if first > 0 {
+			pids = append(pids, 0, first-1)
+		}
+		for i := range pids {
+			j := rng.IntN(i + 1)
+			pids[i], pids[j] = pids[j], pids[i]
+		}
 		for n := range 300 {
 			p := all[rng.IntN(len(all))]
 			if rng.IntN(10) == 0 && len(all) < 6 {
 				all = append(all, &pair{x: p.x.clone(), want: maps.Clone(p.want)})
 				continue
 			}
-			k := batchKey{crc: uint32(rng.IntN(3)), pid: int64(rng.IntN(6)) - 1, seq: int32(rng.IntN(5)*rng.IntN(3)) - int32(rng.IntN(8)/7), size: 70}
+			// Producer ids near each other, and some far below or above the
+			// first one (found in the map, not the vector).
+			pid := pids[rng.IntN(len(pids))]
+			k := batchKey{crc: uint32(rng.IntN(3)), pid: pid, seq: int32(rng.IntN(5)*rng.IntN(3)) - int32(rng.IntN(8)/7), size: 70}
 			if rng.IntN(3) == 0 && len(keys) > 0 {
 				k = keys[rng.IntN(len(keys))] // sent again
 			}
@@ -127,7 +139,7 @@ func TestSourceIndexActsAsAMap(t *testing.T) {
 				}
 			}
 			for crc := range uint32(4) {
-				k := batchKey{crc: crc, pid: 2, seq: 99, size: 70}
+				k := batchKey{crc: crc, pid: first, seq: 99, size: 70}
 				if _, ok := p.x.get(k); ok {
 					t.Fatalf("seed %d: found %+v, never sent", seed, k)
 				}

@@ -12,10 +12,18 @@ import "github.com/eoslab/eoslab/engine/internal/hist"
 // Most producers of a large world have sent one batch, or batches with
 // one sequence: the producer id then leads to the newest entry itself,
 // which holds its sequence, and only a producer id that has sent two
-// sequences gets a vector of them (a Vec of its own in bySeq).
+// sequences gets a vector of them (a Vec of its own in bySeq). Producer
+// ids are handed out in blocks from a start (the controller's), so they
+// are found by their distance from the first one seen, in a vector; ids
+// far from it (below it, or nearPIDs above) are in a map.
 type sourceIndex struct {
-	pids    hist.Map[int64, int32] // producer id -> the newest entry + 1 while it sent one sequence, else -(index into bySeq + 1)
-	bySeq   []hist.Vec[int32]      // per producer id, by sequence: the newest entry + 1 (0: none)
+	// By producer id: the newest entry + 1 while it sent one sequence,
+	// else -(index into bySeq + 1); 0: none.
+	near    hist.Vec[int32] // by producer id - base
+	far     hist.Map[int64, int32]
+	base    int64 // the first producer id set
+	based   bool
+	bySeq   []hist.Vec[int32] // per producer id, by sequence: the newest entry + 1 (0: none)
 	entries hist.List[sourceEntry]
 	plain   hist.Map[batchKey, source]
 }
@@ -40,14 +48,37 @@ func (x *sourceIndex) head(v int32, seq int32) int32 {
 	return 0
 }
 
+// nearPIDs is how many producer ids from base on are found in near.
+const nearPIDs = 1 << 22
+
+// pid returns the value for a producer id (0: none).
+func (x *sourceIndex) pid(pid int64) int32 {
+	if d := pid - x.base; x.based && d >= 0 && d < nearPIDs {
+		return x.near.Get(int(d))
+	}
+	v, _ := x.far.Get(pid)
+	return v
+}
+
+func (x *sourceIndex) setPID(pid int64, v int32) {
+	if !x.based {
+		x.base, x.based = pid, true
+	}
+	if d := pid - x.base; d >= 0 && d < nearPIDs {
+		x.near.Set(int(d), v)
+		return
+	}
+	x.far.Set(pid, v)
+}
+
 func (x *sourceIndex) set(k batchKey, s source) {
 	if k.pid < 0 || k.seq < 0 {
 		x.plain.Set(k, s)
 		return
 	}
-	v, ok := x.pids.Get(k.pid)
+	v := x.pid(k.pid)
 	var head int32
-	if ok {
+	if v != 0 {
 		head = x.head(v, k.seq)
 		if head > 0 {
 			if e := x.entries.Ptr(int(head - 1)); e.crc == k.crc && e.size == k.size && e.src == s {
@@ -60,14 +91,14 @@ func (x *sourceIndex) set(k batchKey, s source) {
 			x.bySeq = append(x.bySeq, hist.Vec[int32]{})
 			x.bySeq[len(x.bySeq)-1].Set(int(x.entries.Ptr(int(v-1)).seq), v)
 			v = -int32(len(x.bySeq))
-			x.pids.Set(k.pid, v)
+			x.setPID(k.pid, v)
 		}
 	}
 	x.entries.Append(sourceEntry{crc: k.crc, size: k.size, src: s, seq: k.seq, next: head})
-	if n := int32(x.entries.Len()); ok && v < 0 {
+	if n := int32(x.entries.Len()); v < 0 {
 		x.bySeq[-v-1].Set(int(k.seq), n)
 	} else {
-		x.pids.Set(k.pid, n)
+		x.setPID(k.pid, n)
 	}
 }
 
@@ -75,8 +106,8 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 	if k.pid < 0 || k.seq < 0 {
 		return x.plain.Get(k)
 	}
-	v, ok := x.pids.Get(k.pid)
-	if !ok {
+	v := x.pid(k.pid)
+	if v == 0 {
 		return source{}, false
 	}
 	for at := x.head(v, k.seq); at > 0; {
@@ -91,7 +122,8 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 
 // clone returns an index sharing x's entries.
 func (x *sourceIndex) clone() sourceIndex {
-	c := sourceIndex{pids: x.pids.Clone(), entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq))}
+	c := sourceIndex{near: x.near.Clone(), far: x.far.Clone(), base: x.base, based: x.based,
+		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq))}
 	for i := range x.bySeq {
 		c.bySeq[i] = x.bySeq[i].Clone()
 	}
