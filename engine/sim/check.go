@@ -291,9 +291,9 @@ func (c *checker) restart(pc *partCheck) {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
-	names     []string         // producer numbers to names
-	who       map[string]int32 // and back
-	lastName  string           // the last name looked up, which is usually the next
+	names     []string // producer numbers to names
+	who       []int32  // and back (whoOf)
+	lastName  string   // the last name looked up, which is usually the next
 	lastWho   int32
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
@@ -345,16 +345,14 @@ type quietPart struct {
 }
 
 func newChecker() *checker {
-	return &checker{who: map[string]int32{}, readsSeen: map[string]int{}}
+	return &checker{readsSeen: map[string]int{}}
 }
 
 func (c *checker) sourceOf(producer string, b *client.Batch) source {
 	who, ok := c.lastWho, c.lastName == producer
 	if !ok {
-		if who, ok = c.who[producer]; !ok {
-			who = int32(len(c.names))
-			c.who[producer] = who
-			c.names = append(c.names, producer)
+		if who, ok = c.whoOf(producer); !ok {
+			who = c.addName(producer)
 		}
 		c.lastName, c.lastWho = producer, who
 	}
@@ -369,6 +367,59 @@ func (c *checker) sourceOf(producer string, b *client.Batch) source {
 		s.value = v
 	}
 	return s
+}
+
+// whoOf returns a producer's number. who is a hash table of producer
+// numbers + 1 (0: free), by the FNV-1a hash of the name, probed linearly
+// and at most half full: a large world has a producer per name, and a
+// Go map of names would take three times the room.
+func (c *checker) whoOf(name string) (int32, bool) {
+	mask := uint32(len(c.who) - 1)
+	for i := nameHash(name); len(c.who) > 0; i++ {
+		w := c.who[i&mask]
+		if w == 0 {
+			break
+		}
+		if c.names[w-1] == name {
+			return w - 1, true
+		}
+	}
+	return 0, false
+}
+
+// addName numbers a producer not numbered yet.
+func (c *checker) addName(name string) int32 {
+	c.names = append(c.names, name)
+	if 2*len(c.names) > len(c.who) {
+		size := 16 // a power of 2
+		for size < 4*len(c.names) {
+			size *= 2
+		}
+		c.who = make([]int32, size)
+		for w, n := range c.names[:len(c.names)-1] {
+			c.placeName(n, int32(w))
+		}
+	}
+	who := int32(len(c.names) - 1)
+	c.placeName(name, who)
+	return who
+}
+
+func (c *checker) placeName(name string, who int32) {
+	mask := uint32(len(c.who) - 1)
+	i := nameHash(name)
+	for c.who[i&mask] != 0 {
+		i++
+	}
+	c.who[i&mask] = who + 1
+}
+
+func nameHash(name string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return h
 }
 
 func (c *checker) describe(s source, i int64) string {

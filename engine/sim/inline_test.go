@@ -3,6 +3,9 @@ package sim
 import (
 	"maps"
 	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
@@ -143,6 +146,57 @@ func TestSourceIndexActsAsAMap(t *testing.T) {
 				if _, ok := p.x.get(k); ok {
 					t.Fatalf("seed %d: found %+v, never sent", seed, k)
 				}
+			}
+		}
+	}
+}
+
+// Producers are numbered in the order they are first named, and found by
+// name again, through the table's growths; a clone numbers on by itself.
+func TestProducerNumbers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	c := newChecker()
+	want := map[string]int32{}
+	var copies []*checker
+	var copyWant []map[string]int32
+	for range 5000 {
+		name := "p" + strconv.Itoa(rng.IntN(3000))
+		if rng.IntN(50) == 0 {
+			name = strings.Repeat("q", rng.IntN(3)) // "" too
+		}
+		w, ok := c.whoOf(name)
+		if ww, wok := want[name]; ok != wok || w != ww {
+			t.Fatalf("%q: %d %v, want %d %v", name, w, ok, ww, wok)
+		}
+		if !ok {
+			want[name] = c.addName(name)
+			if want[name] != int32(len(want)-1) {
+				t.Fatalf("%q numbered %d, want %d", name, want[name], len(want)-1)
+			}
+		}
+		if rng.IntN(500) == 0 {
+			copies = append(copies, &checker{names: slices.Clone(c.names), who: slices.Clone(c.who)})
+			copyWant = append(copyWant, maps.Clone(want))
+			c.addName("only-in-the-original-" + strconv.Itoa(len(copies)))
+			want["only-in-the-original-"+strconv.Itoa(len(copies))] = int32(len(want))
+		}
+	}
+	for i, d := range append(copies, c) {
+		m := want
+		if i < len(copies) {
+			m = copyWant[i]
+		}
+		for name, w := range m {
+			if got, ok := d.whoOf(name); !ok || got != w || d.names[w] != name {
+				t.Fatalf("checker %d: %q is %d %v, want %d", i, name, got, ok, w)
+			}
+		}
+		if _, ok := d.whoOf("never"); ok {
+			t.Fatalf("checker %d found a name never given", i)
+		}
+		if i < len(copies) {
+			if _, ok := d.whoOf("only-in-the-original-" + strconv.Itoa(i+1)); ok {
+				t.Fatalf("copy %d sees a name given after it was made", i)
 			}
 		}
 	}
