@@ -38,10 +38,11 @@ type vchunk[T any] struct {
 	v     []T
 }
 
-// chunk returns chunk c, or nil.
-func (v *Vec[T]) chunk(c int) *vchunk[T] {
-	if p := c / vecPageLen; p < len(v.pages) {
-		if pg := v.pages[p]; pg != nil && c%vecPageLen < len(pg.chunks) {
+// chunk returns chunk c, or nil. Indexes are unsigned here, so that
+// dividing them is a shift (and a negative one is past the end).
+func (v *Vec[T]) chunk(c uint) *vchunk[T] {
+	if p := c / vecPageLen; p < uint(len(v.pages)) {
+		if pg := v.pages[p]; pg != nil && c%vecPageLen < uint(len(pg.chunks)) {
 			return pg.chunks[c%vecPageLen]
 		}
 	}
@@ -50,8 +51,9 @@ func (v *Vec[T]) chunk(c int) *vchunk[T] {
 
 // Get returns entry i.
 func (v *Vec[T]) Get(i int) T {
-	if ch := v.chunk(i / vecChunkLen); ch != nil && i%vecChunkLen < len(ch.v) {
-		return ch.v[i%vecChunkLen]
+	u := uint(i)
+	if ch := v.chunk(u / vecChunkLen); ch != nil && u%vecChunkLen < uint(len(ch.v)) {
+		return ch.v[u%vecChunkLen]
 	}
 	var zero T
 	return zero
@@ -62,7 +64,7 @@ func (v *Vec[T]) Get(i int) T {
 // ever written; the rest read as the zero value. stored must not be
 // written to and is valid until the Vec's next write.
 func (v *Vec[T]) Run(i, n int) (stored []T, k int) {
-	c, j := i/vecChunkLen, i%vecChunkLen
+	c, j := uint(i)/vecChunkLen, int(uint(i)%vecChunkLen)
 	k = min(n, vecChunkLen-j)
 	if ch := v.chunk(c); ch != nil && j < len(ch.v) {
 		return ch.v[j:min(len(ch.v), j+k)], k
