@@ -24,14 +24,7 @@ func transcript(t *testing.T, path string, seed uint64) ([]byte, *World) {
 // transcriptWith is transcript on a world that set changes first.
 func transcriptWith(t *testing.T, path string, seed uint64, set func(*World)) ([]byte, *World) {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmds, err := script.Parse(path, src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmds := parseFile(t, path)
 	w := New(seed)
 	if set != nil {
 		set(w)
@@ -95,4 +88,18 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// parseFile reads and parses a script file, failing the test if it cannot.
+func parseFile(t *testing.T, path string) []script.Command {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, err := script.Parse(path, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmds
 }

@@ -2,13 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
-	"github.com/eoslab/eoslab/engine/script"
 )
 
 // checkStored checks every replica's stored batches: the bytes are one
@@ -61,16 +59,8 @@ func TestStoredBatchIsItsBytes(t *testing.T) {
 	scripts, _ := filepath.Glob("testdata/*.eos")
 	examples, _ := filepath.Glob("../../assets/scripts/*.eos")
 	for _, path := range append(scripts, examples...) {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmds, err := script.Parse(path, src)
-		if err != nil {
-			t.Fatal(err)
-		}
 		w, seen := New(1), map[*byte]string{}
-		for _, c := range cmds {
+		for _, c := range parseFile(t, path) {
 			w.Apply(c)
 			checkStored(t, w, path+":"+c.Position().String(), seen)
 		}
