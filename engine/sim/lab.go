@@ -67,61 +67,59 @@ var labErrors = script.RefusalErrors
 // producerLine creates p1 (e.g. "producer p1", "producer p1 plain").
 func LabSchedule(seed uint64, producerLine string, ops int, faults LabFaults) []script.Command {
 	rng := rand.New(rand.NewPCG(seed, 0x1ab))
+	l := &labLines
 	// Warm-up: every partition's replicas learn the producer first. A
 	// broker that knows nothing of a producer accepts any first sequence
 	// (KIP-360), so a first batch refused while the next one is accepted
 	// is not detectable; testdata/first-batch-overtaken.eos shows that
 	// case on its own.
-	cmds := []script.Command{mustLine(producerLine),
-		mustLine("send p1 orders-0 1"), mustLine("send p1 orders-1 1"), mustLine("send p1 orders-2 1"), mustLine("run")}
-	tp := func() string { return "orders-" + strconv.Itoa(rng.IntN(3)) }
-	broker := func() int { return 1 + rng.IntN(3) }
+	cmds := make([]script.Command, 0, ops+8)
+	cmds = append(cmds, mustLine(producerLine), l.send[0][0], l.send[1][0], l.send[2][0], l.run)
+	tp := func() int { return rng.IntN(3) }
+	broker := func() int { return rng.IntN(3) } // broker id - 1
 	for range ops {
-		var line string
 		r := rng.IntN(100)
 		if faults == LabAll && r >= 88 {
 			switch r {
 			case 88, 89, 90, 91:
-				line = "failover " + tp()
+				cmds = append(cmds, l.failover[tp()])
 			case 92, 93, 94:
-				line = fmt.Sprintf("restart broker %d", broker())
+				cmds = append(cmds, l.restart[broker()])
 			case 95, 96:
-				line = fmt.Sprintf("restart broker %d clean", broker())
+				cmds = append(cmds, l.restartClean[broker()])
 			default:
 				b := broker()
-				cmds = append(cmds, mustLine(fmt.Sprintf("kill broker %d", b)), mustLine(fmt.Sprintf("step %d", 1+rng.IntN(20))))
-				line = fmt.Sprintf("restart broker %d", b)
+				cmds = append(cmds, l.kill[b], l.step[rng.IntN(20)], l.restart[b])
 			}
-			cmds = append(cmds, mustLine(line))
 			continue
 		}
+		var c script.Command
 		switch {
 		case r < 40:
-			line = fmt.Sprintf("send p1 %s %d", tp(), 1+rng.IntN(3))
+			p := tp()
+			c = l.send[p][rng.IntN(3)]
 		case r < 48:
-			line = "lose request p1"
+			c = l.loseRequest
 		case r < 56:
-			line = "lose response p1"
+			c = l.loseResponse
 		case r < 61:
-			line = "delay request p1"
+			c = l.delayRequest
 		case r < 64:
-			line = "delay response p1"
+			c = l.delayResponse
 		case r < 68:
-			line = fmt.Sprintf("reset connection p1 %d", broker())
+			c = l.reset[broker()]
 		case r < 74:
-			line = fmt.Sprintf("fail request p1 %s %s", tp(), labErrors[rng.IntN(len(labErrors))])
+			p := tp()
+			c = l.fail[p][rng.IntN(len(labErrors))]
 		default:
-			line = fmt.Sprintf("step %d", 1+rng.IntN(12))
+			c = l.step[rng.IntN(12)]
 		}
-		cmds = append(cmds, mustLine(line))
+		cmds = append(cmds, c)
 	}
-	return append(cmds, mustLine("run"))
+	return append(cmds, l.run)
 }
 
 func mustLine(s string) script.Command {
-	if c, ok := labLines[s]; ok {
-		return c
-	}
 	c, err := script.ParseLine(s)
 	if err != nil {
 		panic(err) // the lab's own lines are well-formed
@@ -129,38 +127,42 @@ func mustLine(s string) script.Command {
 	return c
 }
 
-// labLines are the lines schedules are made of, parsed once: commands are
-// never changed by the worlds they are applied to, so every schedule
-// shares them. (Read only: schedules are built on several goroutines.)
-var labLines = func() map[string]script.Command {
-	var lines []string
+// labLines are the commands schedules are made of, parsed once and
+// picked by index as the schedule draws them: commands are never changed
+// by the worlds they are applied to, so every schedule shares them. (Read
+// only: schedules are built on several goroutines.)
+var labLines = func() (l struct {
+	send                               [3][3]script.Command // by partition, count - 1
+	fail                               [3][]script.Command  // by partition, as labErrors
+	failover                           [3]script.Command    // by partition
+	reset, restart, restartClean, kill [3]script.Command    // by broker id - 1
+	step                               [20]script.Command   // by steps - 1
+	loseRequest, loseResponse          script.Command
+	delayRequest, delayResponse, run   script.Command
+}) {
 	for p := range 3 {
 		tp := "orders-" + strconv.Itoa(p)
-		for n := 1; n <= 3; n++ {
-			lines = append(lines, fmt.Sprintf("send p1 %s %d", tp, n))
+		for n := range 3 {
+			l.send[p][n] = mustLine(fmt.Sprintf("send p1 %s %d", tp, n+1))
 		}
 		for _, e := range labErrors {
-			lines = append(lines, fmt.Sprintf("fail request p1 %s %s", tp, e))
+			l.fail[p] = append(l.fail[p], mustLine(fmt.Sprintf("fail request p1 %s %s", tp, e)))
 		}
-		lines = append(lines, "failover "+tp, "send p1 "+tp+" 1")
+		l.failover[p] = mustLine("failover " + tp)
 	}
-	for b := 1; b <= 3; b++ {
-		lines = append(lines, fmt.Sprintf("reset connection p1 %d", b), fmt.Sprintf("restart broker %d", b),
-			fmt.Sprintf("restart broker %d clean", b), fmt.Sprintf("kill broker %d", b))
+	for b := range 3 {
+		l.reset[b] = mustLine(fmt.Sprintf("reset connection p1 %d", b+1))
+		l.restart[b] = mustLine(fmt.Sprintf("restart broker %d", b+1))
+		l.restartClean[b] = mustLine(fmt.Sprintf("restart broker %d clean", b+1))
+		l.kill[b] = mustLine(fmt.Sprintf("kill broker %d", b+1))
 	}
-	for n := 1; n <= 20; n++ {
-		lines = append(lines, fmt.Sprintf("step %d", n))
+	for n := range 20 {
+		l.step[n] = mustLine(fmt.Sprintf("step %d", n+1))
 	}
-	lines = append(lines, "lose request p1", "lose response p1", "delay request p1", "delay response p1", "run")
-	out := make(map[string]script.Command, len(lines))
-	for _, l := range lines {
-		c, err := script.ParseLine(l)
-		if err != nil {
-			panic(err)
-		}
-		out[l] = c
-	}
-	return out
+	l.loseRequest, l.loseResponse = mustLine("lose request p1"), mustLine("lose response p1")
+	l.delayRequest, l.delayResponse = mustLine("delay request p1"), mustLine("delay response p1")
+	l.run = mustLine("run")
+	return l
 }()
 
 // RunLab plays one schedule and counts what went wrong.
