@@ -93,11 +93,18 @@ func (s *producerSlot) Wake(at int64) {
 	}
 	s.wakeGen++
 	s.wakePending, s.wakeDue = true, at
-	s.w.schedule(item{due: at, kind: itemWake, slot: s, life: s.life, ref: s.wakeGen})
+	s.w.scheduleFor(s, at, itemWake, 0, s.wakeGen)
 }
 
 func (s *producerSlot) Timer(at int64, kind client.TimerKind, ref int) {
-	s.w.schedule(item{due: at, kind: itemProducerTimer, slot: s, life: s.life, timer: kind, ref: ref})
+	s.w.scheduleFor(s, at, itemProducerTimer, kind, ref)
+}
+
+// scheduleFor queues one of a producer's timers or wakes, written in place.
+func (w *World) scheduleFor(s *producerSlot, due int64, kind itemKind, timer client.TimerKind, ref int) {
+	at, it := w.queue.reserve()
+	it.due, it.kind, it.slot, it.life, it.timer, it.ref = due, kind, s, s.life, timer, ref
+	w.enqueue(at)
 }
 
 // brokerEnv is the world as the brokers see it.
@@ -120,7 +127,10 @@ func (e brokerEnv) AllocatePIDBlock(int) int64 {
 }
 
 func (e brokerEnv) ProduceTimer(at int64, b int, request int) {
-	e.w.schedule(item{due: at, kind: itemProduceTimer, broker: b, ref: request})
+	w := e.w
+	slot, it := w.queue.reserve()
+	it.due, it.kind, it.broker, it.ref = at, itemProduceTimer, b, request
+	w.enqueue(slot)
 }
 
 // Fetch makes follower send a fetch for tp now, unless one is in flight.
@@ -191,14 +201,16 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		}
 		c = w.openConn(pair, ps)
 	}
-	it := item{kind: itemDeliver}
-	f := &it.fl // written where the queue copies it from
-	f.m = msg.Message{ID: id, From: from, To: to, SentMs: w.now, Conn: c.id, ReplyTo: replyTo, Body: body}
+	refused := !resp && !w.broker(to.Broker).Alive()
+	at, it := w.queue.reserve() // written in its slot: nothing is scheduled until enqueue
+	it.kind = itemDeliver
+	f := &it.fl
+	m := &f.m
+	m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = id, from, to, w.now, c.id, replyTo, body
 	f.due, f.cn, f.dir = w.now+wireMs(c), c, dir
 	if to.Client != "" {
 		f.to = c.slot
 	}
-	refused := !resp && !w.broker(to.Broker).Alive()
 	switch {
 	case c.closed != connOpen:
 		f.lost, f.lostWhy = true, "it was written to a connection that is already closed"
@@ -213,7 +225,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	c.due[dir] = f.due
 	c.wire++
 	it.due = f.due
-	w.push(&it)
+	w.enqueue(at) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
 		verb := "sends"
 		if resp {

@@ -26,7 +26,7 @@ type item struct {
 	seq    uint64
 	kind   itemKind
 	timer  client.TimerKind
-	fl     flight        // itemDeliver: the message, by value
+	fl     flight        // itemDeliver: the message, by value (zero for the other kinds)
 	slot   *producerSlot // itemWake, itemProducerTimer: the producer
 	life   int           // producer incarnation the item belongs to
 	ref    int           // timer reference, purgatory request id
@@ -63,23 +63,34 @@ func (h *queue) less(i, j int) bool {
 	return a.seq < b.seq
 }
 
-func (w *World) schedule(it item) { w.push(&it) }
+func (w *World) schedule(it item) {
+	at, d := w.queue.reserve()
+	put(d, &it)
+	w.enqueue(at)
+}
 
-// push is schedule for an item the caller built in place (a message's
-// flight is written into its item, not copied there).
-func (w *World) push(it *item) {
-	w.seq++
-	it.seq = w.seq
-	q := &w.queue
-	var at int32
+// reserve returns a free slot of the slab, zero, for an item to be written
+// in place (an item is some 300 bytes: built elsewhere, it would be copied
+// into the slot); enqueue then queues it. Nothing may be scheduled between
+// the two: the slab could move.
+func (q *queue) reserve() (int32, *item) {
 	if n := len(q.free); n > 0 {
-		at = q.free[n-1]
+		at := q.free[n-1]
 		q.free = q.free[:n-1]
-		put(&q.slab[at], it)
-	} else {
-		at = int32(len(q.slab))
-		q.slab = append(q.slab, *it)
+		return at, &q.slab[at]
 	}
+	q.slab = append(q.slab, item{})
+	at := int32(len(q.slab) - 1)
+	return at, &q.slab[at]
+}
+
+// enqueue queues the item written in slot at, in the order of its due time
+// and, among items due at once, of scheduling.
+func (w *World) enqueue(at int32) {
+	w.seq++
+	q := &w.queue
+	it := &q.slab[at]
+	it.seq = w.seq
 	q.heap = append(q.heap, qent{due: it.due, seq: it.seq, at: at})
 	q.up(len(q.heap) - 1)
 	if len(q.heap) > w.compactAt {
@@ -87,18 +98,22 @@ func (w *World) push(it *item) {
 	}
 }
 
-// put copies it into a slot of the slab, one field at a time. Copied
-// whole, an item (304 bytes, a dozen pointers) goes through the runtime's
-// bulk write barrier while the collector marks — most of the time during a
-// replay — which walks the type's pointer bitmap word by word; field by
-// field, each pointer gets the compiler's inline barrier. TestPutCopiesAll
-// keeps it complete.
+// put copies it into a slot of the slab, one field at a time, the message
+// only for itemDeliver (the one kind that has one: a slot's flight stays
+// zero for the others, so release need not clear it). Copied whole, an
+// item (304 bytes, a dozen pointers) goes through the runtime's bulk write
+// barrier while the collector marks — most of the time during a replay —
+// which walks the type's pointer bitmap word by word; field by field, each
+// pointer gets the compiler's inline barrier. TestPutCopiesAll keeps it
+// complete.
 func put(d, it *item) {
 	d.due, d.seq, d.kind, d.timer = it.due, it.seq, it.kind, it.timer
-	f, g := &d.fl, &it.fl
-	m, n := &f.m, &g.m
-	m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = n.ID, n.From, n.To, n.SentMs, n.Conn, n.ReplyTo, n.Body
-	f.due, f.lost, f.lostWhy, f.delayed, f.to, f.cn, f.dir = g.due, g.lost, g.lostWhy, g.delayed, g.to, g.cn, g.dir
+	if it.kind == itemDeliver {
+		f, g := &d.fl, &it.fl
+		m, n := &f.m, &g.m
+		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = n.ID, n.From, n.To, n.SentMs, n.Conn, n.ReplyTo, n.Body
+		f.due, f.lost, f.lostWhy, f.delayed, f.to, f.cn, f.dir = g.due, g.lost, g.lostWhy, g.delayed, g.to, g.cn, g.dir
+	}
 	d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = it.slot, it.life, it.ref, it.broker, it.tp, it.txnID
 	d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = it.conn.opener, it.conn.broker, it.conn.channel, it.conn.n
 }
@@ -216,9 +231,21 @@ func (h *queue) down(i int) {
 	}
 }
 
-// release returns a payload slot to the free list.
+// release returns a payload slot to the free list, zero (reserve hands it
+// out so), which also lets the collector have what the item pointed at.
+// It clears field by field, for the reason put copies so, and the flight
+// only where there is one; TestReleaseClearsAll keeps it complete.
 func (q *queue) release(at int32) {
-	q.slab[at].fl.m.Body = nil // let the collector have the message
+	d := &q.slab[at]
+	if d.kind == itemDeliver {
+		f := &d.fl
+		m := &f.m
+		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = 0, msg.Addr{}, msg.Addr{}, 0, 0, 0, nil
+		f.due, f.lost, f.lostWhy, f.delayed, f.to, f.cn, f.dir = 0, false, "", false, nil, nil, 0
+	}
+	d.due, d.seq, d.kind, d.timer = 0, 0, 0, 0
+	d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = nil, 0, 0, 0, msg.TP{}, ""
+	d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = msg.Addr{}, 0, 0, 0
 	q.free = append(q.free, at)
 }
 

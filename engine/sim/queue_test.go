@@ -7,9 +7,47 @@ import (
 )
 
 // TestPutCopiesAll fills every field of an item, however deep, with a value
-// of its own and checks that put copies each: a field added to item,
-// flight or the message and not to put would fail here.
+// of its own and checks that put copies each (the message only for the kind
+// that has one): a field added to item, flight or the message and not to
+// put would fail here.
 func TestPutCopiesAll(t *testing.T) {
+	for _, kind := range []itemKind{itemDeliver, itemWake, itemConnClosed} {
+		src := filledItem(t)
+		src.kind = kind
+		var dst item
+		put(&dst, &src)
+		want := src
+		if kind != itemDeliver {
+			want.fl = flight{}
+		}
+		if !reflect.DeepEqual(dst, want) {
+			t.Fatalf("kind %d: put left fields behind:\n got %+v\nwant %+v", kind, dst, want)
+		}
+	}
+}
+
+// TestReleaseClearsAll: a released slot is zero, every field of it, as
+// reserve hands it out.
+func TestReleaseClearsAll(t *testing.T) {
+	for _, kind := range []itemKind{itemDeliver, itemWake, itemConnClosed} {
+		var q queue
+		at, d := q.reserve()
+		src := filledItem(t)
+		src.kind = kind
+		put(d, &src)
+		q.release(at)
+		if !reflect.ValueOf(q.slab[at]).IsZero() {
+			t.Fatalf("kind %d: release left fields behind: %+v", kind, q.slab[at])
+		}
+		if again, _ := q.reserve(); again != at {
+			t.Fatalf("reserve handed out slot %d, not the free %d", again, at)
+		}
+	}
+}
+
+// filledItem is an item whose every field, however deep, has a value of
+// its own.
+func filledItem(t *testing.T) item {
 	var src item
 	n := 0
 	var fill func(v reflect.Value)
@@ -34,13 +72,9 @@ func TestPutCopiesAll(t *testing.T) {
 		case reflect.Interface:
 			v.Set(reflect.ValueOf(wireRequest{}))
 		default:
-			t.Fatalf("a field of kind %s: teach this test (and put) about it", v.Kind())
+			t.Fatalf("a field of kind %s: teach this test (and put and release) about it", v.Kind())
 		}
 	}
 	fill(reflect.ValueOf(&src).Elem())
-	var dst item
-	put(&dst, &src)
-	if !reflect.DeepEqual(dst, src) {
-		t.Fatalf("put left fields behind:\n got %+v\nwant %+v", dst, src)
-	}
+	return src
 }
