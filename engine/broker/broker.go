@@ -173,9 +173,10 @@ type Broker struct {
 	// What the produce and fetch paths hand out by the thousand, cut from
 	// chunks instead of allocated one by one (never handed out twice, so
 	// a copy of the world may share what it points at).
-	fetchResps   slab.Slab[msg.FetchResponse] // the answers to followers' fetches, sent by pointer
-	fetchBatches slab.Slices[[]byte]          // their batches
-	results      slab.Slices[msg.ProduceResult]
+	fetchResps   slab.Slab[msg.FetchResponse]   // the answers to followers' fetches, sent by pointer
+	fetchBatches slab.Slices[[]byte]            // their batches
+	produceResps slab.Slab[msg.ProduceResponse] // the answers to produces, sent by pointer
+	results      slab.Slices[msg.ProduceResult] // theirs
 	waitFor      slab.Slices[int64]
 	pendings     slab.Slab[pendingProduce]
 	logChanges   uint64 // changes of its logs' batches or high watermarks (partition.Log.CountChangesIn)

@@ -30,7 +30,7 @@ type pendingProduce struct {
 // reply answers a settled purgatory entry.
 func (b *Broker) reply(p *pendingProduce, env Env) {
 	if p.markers == nil {
-		b.answer(p.from, p.conn, p.request, msg.ProduceResponse{Results: p.results}, env)
+		b.answer(p.from, p.conn, p.request, b.produceResponse(p.results), env)
 		return
 	}
 	resp := *p.markers
@@ -38,6 +38,15 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 		resp.Results = append(resp.Results, msg.MarkerResult{TP: r.TP, Error: r.Error})
 	}
 	env.Reply(b.ID, p.from, p.conn, p.request, resp)
+}
+
+// produceResponse is the answer carrying results, sent by pointer: boxed
+// into a msg.Body, a ProduceResponse would be an allocation of its own.
+// Neither it nor its results change once sent.
+func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceResponse {
+	resp := b.produceResps.New(b)
+	resp.Results = results
+	return resp
 }
 
 // HandleProduce runs the leader's produce path for every batch of the
@@ -59,7 +68,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) 
 		return // no response at all
 	}
 	if !wait || b.settleResults(results, waitFor) {
-		b.answer(m.From, m.Conn, m.ID, msg.ProduceResponse{Results: results}, env)
+		b.answer(m.From, m.Conn, m.ID, b.produceResponse(results), env)
 		return
 	}
 	p := b.pendings.New(b)

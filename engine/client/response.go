@@ -27,7 +27,7 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 		p.onInit(body, env)
 	case msg.AddPartitionsToTxnResponse, msg.AddOffsetsToTxnResponse, msg.TxnOffsetCommitResponse, msg.EndTxnResponse:
 		p.onTxnResponse(body, env)
-	case msg.ProduceResponse:
+	case *msg.ProduceResponse: // sent by pointer (Broker.produceResps)
 		for _, b := range req.batches {
 			res := msg.ProduceResult{Error: kerr.UnknownServerError, BaseOffset: -1}
 			for _, r := range body.Results {

@@ -308,13 +308,13 @@ func appendSummary(b []byte, m *msg.Message) []byte {
 	case msg.ProduceRequest:
 		b = trace.AppendInt(append(b, "acks="...), int64(body.Acks))
 		return append(client.AppendDescribe(append(b, " ["...), body), ']')
-	case msg.ProduceResponse:
+	case *msg.ProduceResponse:
 		return appendProduceResults(b, body)
 	}
 	return append(b, summarize(m)...)
 }
 
-func appendProduceResults(s []byte, b msg.ProduceResponse) []byte {
+func appendProduceResults(s []byte, b *msg.ProduceResponse) []byte {
 	for i, r := range b.Results {
 		if i > 0 {
 			s = append(s, "; "...)
@@ -329,7 +329,7 @@ func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
 	case msg.ProduceRequest:
 		return "acks=" + strconv.Itoa(int(b.Acks)) + " [" + client.Describe(b) + "]"
-	case msg.ProduceResponse:
+	case *msg.ProduceResponse: // sent by pointer (Broker.produceResps)
 		return string(appendProduceResults(make([]byte, 0, 48*len(b.Results)), b))
 	case msg.InitProducerIDRequest:
 		if b.TransactionalID != "" && b.ProducerID >= 0 {

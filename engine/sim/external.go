@@ -415,7 +415,7 @@ func (w *World) fillExternal(cl *extClient, xr *extReq, into kmsg.Response, body
 	switch b := body.(type) {
 	case wireResponse:
 		return b.resp
-	case msg.ProduceResponse:
+	case *msg.ProduceResponse:
 		resp := into.(*kmsg.ProduceResponse)
 		for i, r := range b.Results {
 			if i >= len(xr.slots) {

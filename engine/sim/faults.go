@@ -192,7 +192,7 @@ func (w *World) applyFaults(fl *flight) {
 
 // answers reports whether a response answers the fault's batch.
 func (f *armedFault) answers(body msg.Body) bool {
-	resp, ok := body.(msg.ProduceResponse)
+	resp, ok := body.(*msg.ProduceResponse)
 	if !ok {
 		return false
 	}
