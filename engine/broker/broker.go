@@ -164,9 +164,9 @@ type Broker struct {
 	order        []msg.TP
 	pending      map[int]*pendingProduce // by request id
 	pendingOrder []int                   // their ids in arrival order
-	conns        map[connKey]*clientConn
-	spareConns   []*clientConn        // answered connections' records, for reuse
-	txns         map[string]*txnState // transactions this broker coordinates
+	conns        map[int]*clientConn     // by connection id (unique in the world, whoever opened it)
+	spareConns   []*clientConn           // answered connections' records, for reuse
+	txns         map[string]*txnState    // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
 	timerSeq     int // the last marker timer handed out
@@ -184,7 +184,7 @@ type Broker struct {
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[connKey]*clientConn{}, txns: map[string]*txnState{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[int]*clientConn{}, txns: map[string]*txnState{}}
 }
 
 // LogChanges counts the changes of the batches or the high watermark of
@@ -334,12 +334,6 @@ func sortedInts(m map[int]bool) []int {
 	return out
 }
 
-// connKey names a client connection.
-type connKey struct {
-	client string
-	conn   int
-}
-
 // clientConn keeps a connection's answers in the order its requests
 // arrived: Kafka's broker handles a connection's requests one after the
 // other, so an answer never overtakes an earlier one.
@@ -355,8 +349,7 @@ type answered struct {
 
 // arrive records a client request that will be answered.
 func (b *Broker) arrive(m *msg.Message) {
-	k := connKey{m.From.Client, m.Conn}
-	c := b.conns[k]
+	c := b.conns[m.Conn]
 	if c == nil {
 		if n := len(b.spareConns); n > 0 {
 			c = b.spareConns[n-1]
@@ -366,7 +359,7 @@ func (b *Broker) arrive(m *msg.Message) {
 		} else {
 			c = &clientConn{}
 		}
-		b.conns[k] = c
+		b.conns[m.Conn] = c
 	}
 	c.order = append(c.order, m.ID)
 }
@@ -374,8 +367,7 @@ func (b *Broker) arrive(m *msg.Message) {
 // answer sends the answer to request id once every earlier request on the
 // connection has been answered.
 func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
-	k := connKey{to.Client, conn}
-	c := b.conns[k]
+	c := b.conns[conn]
 	if c == nil {
 		return
 	}
@@ -383,7 +375,7 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 		// The usual case: the only request waiting is this one.
 		c.order = c.order[:0]
 		env.Reply(b.ID, to, conn, id, body)
-		delete(b.conns, k)
+		delete(b.conns, conn)
 		b.spareConns = append(b.spareConns, c)
 		return
 	}
@@ -397,7 +389,7 @@ func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
 		c.ready = slices.Delete(c.ready, i, i+1)
 		c.order = slices.Delete(c.order, 0, 1)
 	}
-	delete(b.conns, k) // nothing outstanding: a closed connection leaves nothing behind
+	delete(b.conns, conn) // nothing outstanding: a closed connection leaves nothing behind
 	b.spareConns = append(b.spareConns, c)
 }
 
