@@ -51,7 +51,7 @@ func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceRespon
 
 // HandleProduce runs the leader's produce path for every batch of the
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
-func (b *Broker) HandleProduce(m *msg.Message, req msg.ProduceRequest, env Env) {
+func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env) {
 	var waits [4]int64
 	results, waitFor := b.results.Make(b, len(req.Batches)), waits[:0]
 	if req.Acks != 0 {

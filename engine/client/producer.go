@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
@@ -286,6 +287,9 @@ type Scratch struct {
 	recs    []record.Record
 	vals    []byte
 	drained []*Batch
+	// What produce requests are cut from (drainTo).
+	produceReqs    slab.Slab[msg.ProduceRequest]
+	produceBatches slab.Slices[msg.ProduceBatch]
 }
 
 // NumBatches is the number of batches the producer has made; their ids

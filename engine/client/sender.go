@@ -119,8 +119,12 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	if len(batches) == 0 {
 		return false
 	}
-	req := msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
-		Batches: make([]msg.ProduceBatch, 0, len(batches)), TV2: p.txn != nil && p.txn.tv2}
+	// Sent by pointer, cut from the world's slabs: boxed into a msg.Body,
+	// the request would be an allocation of its own, its batches another.
+	// Neither changes once sent.
+	req := sc.produceReqs.New(sc)
+	*req = msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
+		Batches: sc.produceBatches.Make(sc, len(batches)), TV2: p.txn != nil && p.txn.tv2}
 	for _, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight
@@ -368,7 +372,7 @@ func (p *Producer) requestBump(tp msg.TP) {
 
 // Describe summarises the batches of a produce request, e.g.
 // "orders-0 pid 0 epoch 0 seq 4-5 (2 records)".
-func Describe(req msg.ProduceRequest) string {
+func Describe(req *msg.ProduceRequest) string {
 	if len(req.Batches) == 1 {
 		return describeBatch(req.Batches[0])
 	}
@@ -380,7 +384,7 @@ func Describe(req msg.ProduceRequest) string {
 }
 
 // AppendDescribe appends Describe(req) to b.
-func AppendDescribe(b []byte, req msg.ProduceRequest) []byte {
+func AppendDescribe(b []byte, req *msg.ProduceRequest) []byte {
 	for i, pb := range req.Batches {
 		if i > 0 {
 			b = append(b, "; "...)

@@ -130,19 +130,22 @@ type FetchResponse struct {
 	Batches       [][]byte
 }
 
+// The produce and fetch messages are sent by pointer, cut from slabs (a
+// value boxed into a Body would be an allocation of its own): only the
+// pointer is a Body, so that a value sent by mistake does not compile.
 func (InitProducerIDRequest) Name() string  { return "InitProducerId" }
 func (InitProducerIDResponse) Name() string { return "InitProducerId" }
-func (ProduceRequest) Name() string         { return "Produce" }
-func (ProduceResponse) Name() string        { return "Produce" }
-func (FetchRequest) Name() string           { return "Fetch" }
-func (FetchResponse) Name() string          { return "Fetch" }
+func (*ProduceRequest) Name() string        { return "Produce" }
+func (*ProduceResponse) Name() string       { return "Produce" }
+func (*FetchRequest) Name() string          { return "Fetch" }
+func (*FetchResponse) Name() string         { return "Fetch" }
 
 func (InitProducerIDRequest) IsResponse() bool  { return false }
 func (InitProducerIDResponse) IsResponse() bool { return true }
-func (ProduceRequest) IsResponse() bool         { return false }
-func (ProduceResponse) IsResponse() bool        { return true }
-func (FetchRequest) IsResponse() bool           { return false }
-func (FetchResponse) IsResponse() bool          { return true }
+func (*ProduceRequest) IsResponse() bool        { return false }
+func (*ProduceResponse) IsResponse() bool       { return true }
+func (*FetchRequest) IsResponse() bool          { return false }
+func (*FetchResponse) IsResponse() bool         { return true }
 
 // Transactions (KIP-98, KIP-890) and consumers.
 

@@ -507,7 +507,7 @@ func (w *World) inject(c *script.Inject) error {
 		return err
 	}
 	w.send(msg.ClientAddr("inject"), msg.BrokerAddr(m.leader), 0, 0,
-		msg.ProduceRequest{Acks: 1, TimeoutMs: 30_000, Batches: []msg.ProduceBatch{{TP: tp, Data: data, BaseSeq: c.Seq}}})
+		&msg.ProduceRequest{Acks: 1, TimeoutMs: 30_000, Batches: []msg.ProduceBatch{{TP: tp, Data: data, BaseSeq: c.Seq}}})
 	return nil
 }
 

@@ -57,7 +57,7 @@ func (s *producerSlot) Bootstrap() (int, bool) {
 }
 
 func (s *producerSlot) Send(to int, body msg.Body) int {
-	if req, ok := body.(msg.ProduceRequest); ok {
+	if req, ok := body.(*msg.ProduceRequest); ok {
 		for _, pb := range req.Batches {
 			if b := s.p.Batch(pb.BatchID); b != nil {
 				s.w.check.noteSent(pb.Data, s.w.check.sourceOf(s.name(), b))
@@ -241,7 +241,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			b = append(b, " ms, and the connection with it)"...)
 		}
 		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
-		req, isProduce := body.(msg.ProduceRequest)
+		req, isProduce := body.(*msg.ProduceRequest)
 		var batches string
 		if isProduce {
 			batches = w.batchRefs(req)
@@ -273,7 +273,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 // summarize is the one-line content of a message for the trace and the UI.
 // batchRefs lists a produce request's batches as the client numbers them:
 // [{"partition":"orders-0","batch":3}, ...].
-func (w *World) batchRefs(req msg.ProduceRequest) string {
+func (w *World) batchRefs(req *msg.ProduceRequest) string {
 	var buf [256]byte // on the stack: the text is kept in the slab
 	b := append(buf[:0], '[')
 	for i, pb := range req.Batches {
@@ -305,7 +305,7 @@ func appendQuoted(b []byte, s string) []byte {
 // strings for the messages of the produce path.
 func appendSummary(b []byte, m *msg.Message) []byte {
 	switch body := m.Body.(type) {
-	case msg.ProduceRequest:
+	case *msg.ProduceRequest:
 		b = trace.AppendInt(append(b, "acks="...), int64(body.Acks))
 		return append(client.AppendDescribe(append(b, " ["...), body), ']')
 	case *msg.ProduceResponse:
@@ -327,7 +327,7 @@ func appendProduceResults(s []byte, b *msg.ProduceResponse) []byte {
 
 func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
-	case msg.ProduceRequest:
+	case *msg.ProduceRequest: // sent by pointer (client.Scratch)
 		return "acks=" + strconv.Itoa(int(b.Acks)) + " [" + client.Describe(b) + "]"
 	case *msg.ProduceResponse: // sent by pointer (Broker.produceResps)
 		return string(appendProduceResults(make([]byte, 0, 48*len(b.Results)), b))

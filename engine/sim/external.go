@@ -467,7 +467,7 @@ func (w *World) fillExternal(cl *extClient, xr *extReq, into kmsg.Response, body
 func (w *World) arriveProduce(x *extConn, cl *extClient, xr *extReq, r *kmsg.ProduceRequest) {
 	cl.producer = true
 	resp := r.ResponseKind().(*kmsg.ProduceResponse)
-	body := msg.ProduceRequest{Acks: r.Acks, TimeoutMs: r.TimeoutMillis}
+	body := &msg.ProduceRequest{Acks: r.Acks, TimeoutMs: r.TimeoutMillis}
 	if r.TransactionID != nil {
 		body.TransactionalID = *r.TransactionID
 	}

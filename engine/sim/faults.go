@@ -131,7 +131,7 @@ func (f *armedFault) carries(body msg.Body) bool {
 	if !f.selector {
 		return true
 	}
-	req, ok := body.(msg.ProduceRequest)
+	req, ok := body.(*msg.ProduceRequest)
 	if !ok {
 		return false
 	}

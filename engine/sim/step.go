@@ -297,7 +297,7 @@ func (w *World) deliver(it *item) bool {
 // expectsAnswer reports whether a broker answers the request: all do but
 // an acks=0 produce (for which Kafka unmutes the channel at once).
 func expectsAnswer(body msg.Body) bool {
-	if p, ok := body.(msg.ProduceRequest); ok {
+	if p, ok := body.(*msg.ProduceRequest); ok {
 		return p.Acks != 0
 	}
 	return true
@@ -329,7 +329,7 @@ func (w *World) deliverToBroker(f *flight) bool {
 	}
 	env := w.benv
 	switch body := m.Body.(type) {
-	case msg.ProduceRequest:
+	case *msg.ProduceRequest:
 		b.HandleProduce(m, body, env)
 	case msg.InitProducerIDRequest:
 		b.HandleInitProducerID(m, body, env)
