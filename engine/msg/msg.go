@@ -91,12 +91,14 @@ type ProduceBatch struct {
 }
 
 // ProduceRequest carries at most one batch per partition (Produce v3+).
+// (Its fields are in the order that packs it into 48 bytes, which a slab's
+// chunk of 64 fills exactly: client.Scratch.)
 type ProduceRequest struct {
 	TransactionalID string
 	Acks            int16
+	TV2             bool // from a transaction version 2 client (Produce v12): the leader adds the partition
 	TimeoutMs       int32
 	Batches         []ProduceBatch
-	TV2             bool // from a transaction version 2 client (Produce v12): the leader adds the partition
 }
 
 // ProduceResult is one partition's answer.

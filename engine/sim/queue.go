@@ -79,6 +79,9 @@ func (q *queue) reserve() (int32, *item) {
 		q.free = q.free[:n-1]
 		return at, &q.slab[at]
 	}
+	if cap(q.slab) == 0 {
+		q.slab = make([]item, 0, firstSlab)
+	}
 	q.slab = append(q.slab, item{})
 	at := int32(len(q.slab) - 1)
 	return at, &q.slab[at]
@@ -91,6 +94,9 @@ func (w *World) enqueue(at int32) {
 	q := &w.queue
 	it := &q.slab[at]
 	it.seq = w.seq
+	if cap(q.heap) == 0 {
+		q.heap = make([]qent, 0, firstHeap)
+	}
 	q.heap = append(q.heap, qent{due: it.due, seq: it.seq, at: at})
 	q.up(len(q.heap) - 1)
 	if len(q.heap) > w.compactAt {
@@ -195,6 +201,15 @@ func (w *World) compact() {
 
 // compactSlack keeps small queues from being compacted over and over.
 const compactSlack = 64
+
+// firstSlab and firstHeap are the room a new world's queue starts with,
+// instead of growing from one item a step at a time: a lab schedule keeps
+// some 30 to 70 items queued at its busiest, and the heap grows to
+// compactSlack before it is compacted.
+const (
+	firstSlab = 16
+	firstHeap = compactSlack
+)
 
 // obsolete reports whether an item can never act again, whatever happens
 // meanwhile (timers whose condition might come back are kept).
