@@ -32,7 +32,7 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
-		resp := b.fetchResps.New(b)
+		resp := b.fetchResps.New()
 		resp.TP, resp.Error = req.TP, kerr.NotLeaderOrFollower
 		env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
 		return
@@ -56,11 +56,11 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		}
 	}
 	b.maybeAdvanceHW(r, env, req.ReplicaID)
-	resp := b.fetchResps.New(b) // a *msg.FetchResponse: the body is never changed once sent
+	resp := b.fetchResps.New() // a *msg.FetchResponse: the body is never changed once sent
 	resp.TP, resp.HighWatermark, resp.LeaderEpoch = req.TP, r.Log.HighWatermark(), r.LeaderEpoch
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
 		n := r.Log.NumBatches()
-		resp.Batches = b.fetchBatches.Make(b, n-i)
+		resp.Batches = b.fetchBatches.Make(n - i)
 		r.Log.EachBatch(i, func(_ int, s *partition.Stored) bool {
 			resp.Batches = append(resp.Batches, s.Bytes)
 			return true

@@ -44,7 +44,7 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 // into a msg.Body, a ProduceResponse would be an allocation of its own.
 // Neither it nor its results change once sent.
 func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceResponse {
-	resp := b.produceResps.New(b)
+	resp := b.produceResps.New()
 	resp.Results = results
 	return resp
 }
@@ -53,7 +53,7 @@ func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceRespon
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env) {
 	var waits [4]int64
-	results, waitFor := b.results.Make(b, len(req.Batches)), waits[:0]
+	results, waitFor := b.results.Make(len(req.Batches)), waits[:0]
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
@@ -71,9 +71,9 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 		b.answer(m.From, m.Conn, m.ID, b.produceResponse(results), env)
 		return
 	}
-	p := b.pendings.New(b)
+	p := b.pendings.New()
 	*p = pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
-		results: results, waitFor: append(b.waitFor.Make(b, len(waitFor)), waitFor...)}
+		results: results, waitFor: append(b.waitFor.Make(len(waitFor)), waitFor...)}
 	b.pending[m.ID] = p
 	b.pendingOrder = append(b.pendingOrder, m.ID)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)

@@ -122,9 +122,9 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	// Sent by pointer, cut from the world's slabs: boxed into a msg.Body,
 	// the request would be an allocation of its own, its batches another.
 	// Neither changes once sent.
-	req := sc.produceReqs.New(sc)
+	req := sc.produceReqs.New()
 	*req = msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
-		Batches: sc.produceBatches.Make(sc, len(batches)), TV2: p.txn != nil && p.txn.tv2}
+		Batches: sc.produceBatches.Make(len(batches)), TV2: p.txn != nil && p.txn.tv2}
 	for _, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight

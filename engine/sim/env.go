@@ -140,7 +140,7 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 		return
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
-		req := e.w.fetchReqs.New(e.w) // a *msg.FetchRequest: the body is never changed once sent
+		req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
 		*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
 		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, e.w.brokerPair(follower, leader, fetcherChannel))
 		b.FetchSent(tp, c.id)

@@ -18,20 +18,20 @@ func grow(last int) int { return min(chunkLen, max(firstLen, 2*last)) }
 
 // Slab hands out values of T. A value handed out is never handed out
 // again, so it may be shared (a world's copy shares its messages) for as
-// long as anyone points at it. A Slab belongs to one owner: a copy of the
-// owner that copies the Slab with it passes itself as the owner and so
+// long as anyone points at it. A copy of a Slab (its owner copied with
+// it) knows itself for one — it is not where it was last used — and
 // starts a chunk of its own instead of cutting from the one it shares.
 type Slab[T any] struct {
-	owner any
-	free  []T
-	last  int // the length of the last chunk
+	at   *Slab[T] // where the chunk was last cut from
+	free []T
+	last int // the length of the last chunk
 }
 
 // New returns a zero T that nobody else has.
-func (s *Slab[T]) New(owner any) *T {
-	if len(s.free) == 0 || s.owner != owner {
+func (s *Slab[T]) New() *T {
+	if len(s.free) == 0 || s.at != s {
 		s.last = grow(s.last)
-		s.owner, s.free = owner, make([]T, s.last)
+		s.at, s.free = s, make([]T, s.last)
 	}
 	v := &s.free[0]
 	s.free = s.free[1:]
@@ -41,21 +41,22 @@ func (s *Slab[T]) New(owner any) *T {
 // Slices hands out small slices of T cut from chunks, each with room for
 // the number of values asked for and no more: appending past it moves the
 // slice out of the chunk, never into a neighbour's room. As with Slab, a
-// slice handed out is never handed out again.
+// slice handed out is never handed out again, and a copy cuts from a
+// chunk of its own.
 type Slices[T any] struct {
-	owner any
-	free  []T
-	last  int
+	at   *Slices[T]
+	free []T
+	last int
 }
 
 // Make returns an empty slice with room for n values.
-func (s *Slices[T]) Make(owner any, n int) []T {
+func (s *Slices[T]) Make(n int) []T {
 	if n > chunkLen/4 {
 		return make([]T, 0, n)
 	}
-	if len(s.free) < n || s.owner != owner {
+	if len(s.free) < n || s.at != s {
 		s.last = max(grow(s.last), n)
-		s.owner, s.free = owner, make([]T, s.last)
+		s.at, s.free = s, make([]T, s.last)
 	}
 	v := s.free[:0:n]
 	s.free = s.free[n:]

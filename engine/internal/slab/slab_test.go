@@ -3,13 +3,12 @@ package slab
 import "testing"
 
 // TestNewNeverShares: every value is handed out once, and a copy of a
-// slab under another owner never cuts from the chunk the first still uses.
+// slab never cuts from the chunk the first still uses.
 func TestNewNeverShares(t *testing.T) {
-	a, b := new(int), new(int)
 	var s Slab[[2]int]
 	seen := map[*[2]int]bool{}
 	for i := range 3 * chunkLen {
-		v := s.New(a)
+		v := s.New()
 		if seen[v] || *v != [2]int{} {
 			t.Fatalf("value %d handed out twice or not zero", i)
 		}
@@ -18,7 +17,7 @@ func TestNewNeverShares(t *testing.T) {
 	}
 	c := s // a copy of the owner, with its slab
 	for range chunkLen {
-		v, w := s.New(a), c.New(b)
+		v, w := s.New(), c.New()
 		if v == w || seen[v] || seen[w] {
 			t.Fatal("the copy cut from the original's chunk")
 		}
@@ -28,15 +27,14 @@ func TestNewNeverShares(t *testing.T) {
 }
 
 // TestMakeNeverShares: slices handed out never overlap, appending past
-// one's room leaves its neighbours alone, and a copy under another owner
-// cuts from a chunk of its own.
+// one's room leaves its neighbours alone, and a copy cuts from a chunk of
+// its own.
 func TestMakeNeverShares(t *testing.T) {
-	a, b := new(int), new(int)
 	var s Slices[int]
 	var got [][]int
 	for i := range 3 * chunkLen {
 		n := i%5 + 1
-		v := s.Make(a, n)
+		v := s.Make(n)
 		if len(v) != 0 || cap(v) != n {
 			t.Fatalf("Make(%d): len %d cap %d", n, len(v), cap(v))
 		}
@@ -49,7 +47,7 @@ func TestMakeNeverShares(t *testing.T) {
 	got[0] = append(got[0], -1) // past its room: moves away
 	c := s
 	for range chunkLen {
-		got = append(got, append(s.Make(a, 2), -2, -2), append(c.Make(b, 3), -3, -3, -3))
+		got = append(got, append(s.Make(2), -2, -2), append(c.Make(3), -3, -3, -3))
 	}
 	for i, v := range got[1 : 3*chunkLen] {
 		for _, x := range v {
@@ -58,7 +56,7 @@ func TestMakeNeverShares(t *testing.T) {
 			}
 		}
 	}
-	if v := s.Make(a, chunkLen); cap(v) != chunkLen {
+	if v := s.Make(chunkLen); cap(v) != chunkLen {
 		t.Fatalf("a large slice: cap %d", cap(v))
 	}
 }
