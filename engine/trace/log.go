@@ -159,6 +159,9 @@ func (l *Log) Drop(k int) {
 // Commit makes the pending events part of the Log and returns them
 // (shared with the Log when they are in one chunk: do not modify them).
 func (l *Log) Commit() []Event {
+	if l.p == 0 {
+		return nil // most steps of an untraced world: not worth a call
+	}
 	evs := l.slice(l.n, l.n+l.p)
 	l.n, l.p = l.n+l.p, 0
 	return evs
