@@ -183,15 +183,17 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	pair, dir := endsOf(from, to, body)
 	var c *connection
 	if resp {
+		// Once the answer is on its way (or goes nowhere), the broker reads
+		// the connection's next request: w.read, last thing before returning.
 		c = w.conns[conn]
-		if c != nil {
-			defer w.read(c, replyTo)
-		}
 		if c == nil || c.closed != connOpen {
 			if w.tracing() {
 				w.emit(trace.New("message.drop", fmt.Sprintf("%s cannot send %s #%d to %s: that connection is closed, so the answer goes nowhere", from, body.Name(), id, to)).
 					With("message", trace.Int(int64(id))).With("api", trace.Str(body.Name())).With("from", trace.Str(from.String())).
 					With("to", trace.Str(to.String())).With("request", trace.Int(int64(replyTo))))
+			}
+			if c != nil {
+				w.read(c, replyTo)
 			}
 			return id, nil
 		}
@@ -266,6 +268,9 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	}
 	if refused && c.closed == connOpen {
 		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))
+	}
+	if resp {
+		w.read(c, replyTo)
 	}
 	return id, c
 }
