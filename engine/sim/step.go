@@ -254,16 +254,27 @@ func (w *World) deliver(it *item) bool {
 		c.inbox = append(c.inbox, *f)
 		return false
 	}
+	readNext := false
 	if f.dir == toBroker && c.busy == m.ID {
 		// The request the connection was reserved for is read now; one
 		// that needs no answer (acks=0) unmutes the channel at once.
 		c.busy = 0
-		if lost || !expectsAnswer(m.Body) {
-			defer w.readNext(c)
-		}
+		readNext = lost || !expectsAnswer(m.Body)
 	}
 	c.wire--
-	defer w.afterDeliver(c)
+	did := w.receive(f, lost, why)
+	w.afterDeliver(c)
+	if readNext {
+		w.readNext(c)
+	}
+	return did
+}
+
+// receive is deliver once the message is off the wire: it is lost after
+// all, or its receiver handles it.
+func (w *World) receive(f *flight, lost bool, why string) bool {
+	m := &f.m
+	c := f.cn
 	if !lost {
 		switch {
 		case c.closed == closedReset:
