@@ -26,7 +26,7 @@ type item struct {
 	seq    uint64
 	kind   itemKind
 	timer  client.TimerKind
-	fl     flight        // itemDeliver: the message, by value (zero for the other kinds)
+	fl     flight        // itemDeliver: the message, by value (the one field of that kind; zero for the others)
 	slot   *producerSlot // itemWake, itemProducerTimer: the producer
 	life   int           // producer incarnation the item belongs to
 	ref    int           // timer reference, purgatory request id
@@ -104,23 +104,24 @@ func (w *World) enqueue(at int32) {
 	}
 }
 
-// put copies it into a slot of the slab, one field at a time, the message
-// only for itemDeliver (the one kind that has one: a slot's flight stays
-// zero for the others, so release need not clear it). Copied whole, an
-// item (304 bytes, a dozen pointers) goes through the runtime's bulk write
-// barrier while the collector marks — most of the time during a replay —
-// which walks the type's pointer bitmap word by word; field by field, each
-// pointer gets the compiler's inline barrier. TestPutCopiesAll keeps it
-// complete.
+// put copies it into a slot of the slab, one field at a time: the message
+// of an itemDeliver, the other fields of the other kinds (each kind has
+// only its own; the rest of a slot stays zero, so release need not clear
+// it). Copied whole, an item (304 bytes, a dozen pointers) goes through
+// the runtime's bulk write barrier while the collector marks — most of the
+// time during a replay — which walks the type's pointer bitmap word by
+// word; field by field, each pointer gets the compiler's inline barrier.
+// TestPutCopiesAll keeps it complete.
 func put(d, it *item) {
-	d.due, d.seq, d.kind, d.timer = it.due, it.seq, it.kind, it.timer
+	d.due, d.seq, d.kind = it.due, it.seq, it.kind
 	if it.kind == itemDeliver {
 		f, g := &d.fl, &it.fl
 		m, n := &f.m, &g.m
 		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = n.ID, n.From, n.To, n.SentMs, n.Conn, n.ReplyTo, n.Body
 		f.due, f.lost, f.lostWhy, f.delayed, f.to, f.cn, f.dir = g.due, g.lost, g.lostWhy, g.delayed, g.to, g.cn, g.dir
+		return
 	}
-	d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = it.slot, it.life, it.ref, it.broker, it.tp, it.txnID
+	d.timer, d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = it.timer, it.slot, it.life, it.ref, it.broker, it.tp, it.txnID
 	d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = it.conn.opener, it.conn.broker, it.conn.channel, it.conn.n
 }
 
@@ -248,8 +249,8 @@ func (h *queue) down(i int) {
 
 // release returns a payload slot to the free list, zero (reserve hands it
 // out so), which also lets the collector have what the item pointed at.
-// It clears field by field, for the reason put copies so, and the flight
-// only where there is one; TestReleaseClearsAll keeps it complete.
+// It clears field by field, for the reason put copies so, and only the
+// fields of the item's kind; TestReleaseClearsAll keeps it complete.
 func (q *queue) release(at int32) {
 	d := &q.slab[at]
 	if d.kind == itemDeliver {
@@ -257,10 +258,11 @@ func (q *queue) release(at int32) {
 		m := &f.m
 		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = 0, msg.Addr{}, msg.Addr{}, 0, 0, 0, nil
 		f.due, f.lost, f.lostWhy, f.delayed, f.to, f.cn, f.dir = 0, false, "", false, nil, nil, 0
+	} else {
+		d.timer, d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = 0, nil, 0, 0, 0, msg.TP{}, ""
+		d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = msg.Addr{}, 0, 0, 0
 	}
-	d.due, d.seq, d.kind, d.timer = 0, 0, 0, 0
-	d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = nil, 0, 0, 0, msg.TP{}, ""
-	d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = msg.Addr{}, 0, 0, 0
+	d.due, d.seq, d.kind = 0, 0, 0
 	q.free = append(q.free, at)
 }
 

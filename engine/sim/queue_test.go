@@ -7,9 +7,9 @@ import (
 )
 
 // TestPutCopiesAll fills every field of an item, however deep, with a value
-// of its own and checks that put copies each (the message only for the kind
-// that has one): a field added to item, flight or the message and not to
-// put would fail here.
+// of its own and checks that put copies each of the item's kind (the
+// message of an itemDeliver, the other fields of the others): a field
+// added to item, flight or the message and not to put would fail here.
 func TestPutCopiesAll(t *testing.T) {
 	for _, kind := range []itemKind{itemDeliver, itemWake, itemConnClosed} {
 		src := filledItem(t)
@@ -17,7 +17,9 @@ func TestPutCopiesAll(t *testing.T) {
 		var dst item
 		put(&dst, &src)
 		want := src
-		if kind != itemDeliver {
+		if kind == itemDeliver {
+			want = item{due: src.due, seq: src.seq, kind: kind, fl: src.fl}
+		} else {
 			want.fl = flight{}
 		}
 		if !reflect.DeepEqual(dst, want) {
