@@ -361,7 +361,8 @@ func modeOf(m script.ProducerMode) client.Mode {
 }
 
 func (w *World) createProducer(c *script.Producer) error {
-	if s, ok := w.producers[c.Name]; ok && !s.removed {
+	old := w.producers.get(c.Name)
+	if old != nil && !old.removed {
 		return fmt.Errorf("producer %q exists already (use: restart producer %s)", c.Name, c.Name)
 	}
 	if _, ok := w.tx.cons[c.Name]; ok {
@@ -379,14 +380,13 @@ func (w *World) createProducer(c *script.Producer) error {
 	if c.TxnID != "" || settings != nil {
 		s.extra = &slotExtra{id: c.TxnID, config: settings}
 	}
-	if old, ok := w.producers[c.Name]; ok {
+	if old != nil {
 		s.life = old.life + 1
 		s.pairs = old.pairs // the name's connections go on being numbered
 	} else {
 		s.pairs = w.clientPairs(c.Name)
-		w.prodOrder = append(w.prodOrder, c.Name)
 	}
-	w.producers[c.Name] = s
+	w.producers.put(c.Name, s)
 	for i := range s.pairs {
 		if pc := s.pairs[i].c; pc != nil {
 			pc.ps, pc.slot = &s.pairs[i], s
@@ -437,8 +437,8 @@ func acksText(a int16) string {
 }
 
 func (w *World) slot(name string) (*producerSlot, error) {
-	s, ok := w.producers[name]
-	if !ok {
+	s := w.producers.get(name)
+	if s == nil {
 		return nil, w.unknownProducer(name)
 	}
 	return s, nil

@@ -80,9 +80,9 @@ func (w *World) clone(live bool) *World {
 		c.otherPairs[k] = &q
 		cl.pairs[ps] = &q
 	}
-	c.producers = make(map[string]*producerSlot, len(w.producers))
-	c.prodOrder = slices.Clone(w.prodOrder)
-	for name, s := range w.producers {
+	c.producers = producerTable{all: make([]namedSlot, len(w.producers.all)), index: slices.Clone(w.producers.index)}
+	for i, e := range w.producers.all {
+		s := e.slot
 		t := *s
 		if s.p != nil {
 			t.p = s.p.Clone()
@@ -100,13 +100,13 @@ func (w *World) clone(live bool) *World {
 		for i := range s.pairs {
 			cl.pairs[&s.pairs[i]] = &t.pairs[i]
 		}
-		c.producers[name] = &t
+		c.producers.all[i] = namedSlot{e.name, &t}
 		cl.slots[s] = &t
 	}
 	c.tx = w.tx.clone(c, cl)
 	c.ext = w.ext.clone(cl)
-	for _, s := range c.producers {
-		if x := s.extra; x != nil && x.held != nil {
+	for _, e := range c.producers.all {
+		if x := e.slot.extra; x != nil && x.held != nil {
 			held := make([]item, len(x.held))
 			for i, it := range x.held {
 				held[i] = cl.item(it)
@@ -146,7 +146,7 @@ func (w *World) clone(live bool) *World {
 // cloneWeight estimates the bytes a copy of the world's state takes
 // (what clone copies rather than shares).
 func (w *World) cloneWeight() int {
-	n := 4096 + 1536*len(w.producers) + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
+	n := 4096 + 1536*len(w.producers.all) + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
 			n += 512 + 160*r.Log.State().Len()

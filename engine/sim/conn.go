@@ -151,7 +151,7 @@ func (w *World) pairOf(p connPair) *pairState {
 		return w.brokerPair(b, p.broker, p.channel)
 	}
 	if p.channel == clientChannel && p.broker >= 1 && p.broker <= len(w.brokers) {
-		if s := w.producers[p.opener.Client]; s != nil {
+		if s := w.producers.get(p.opener.Client); s != nil {
 			return &s.pairs[p.broker-1]
 		}
 		if cs := w.tx.cons[p.opener.Client]; cs != nil {
@@ -201,8 +201,10 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	w.nextConn++
 	c := &connection{key: connKey{p, int(ps.n)}, id: w.nextConn, ps: ps}
 	if p.opener.Client != "" {
-		c.slot, c.cons = w.producers[p.opener.Client], w.tx.cons[p.opener.Client]
-		if c.slot != nil && c.slot.p != nil {
+		// A name is a producer's or a consumer's, never both.
+		if c.slot = w.producers.get(p.opener.Client); c.slot == nil {
+			c.cons = w.tx.cons[p.opener.Client]
+		} else if c.slot.p != nil {
 			// The client's first request on a connection is ApiVersions, whose
 			// answer carries the finalized features.
 			c.slot.p.LearnFeatures(w.cluster.TransactionVersion)
@@ -259,7 +261,7 @@ func (w *World) idleConn(c *connection) {
 // wakeConn makes a pair's idle connection again, as it was.
 func (w *World) wakeConn(p connPair, ps *pairState) *connection {
 	c := &connection{key: connKey{p, int(ps.n)}, id: int(ps.idle), ps: ps}
-	c.slot = w.producers[p.opener.Client]
+	c.slot = w.producers.get(p.opener.Client)
 	ps.c, ps.idle = c, 0
 	w.conns[c.id] = c
 	return c
@@ -286,13 +288,13 @@ func (w *World) wakeConnsOf(name string, broker int) {
 		}
 	}
 	if name != "" {
-		if s := w.producers[name]; s != nil {
+		if s := w.producers.get(name); s != nil {
 			wake(name, s)
 		}
 		return
 	}
-	for _, name := range w.prodOrder {
-		wake(name, w.producers[name])
+	for _, e := range w.producers.all {
+		wake(e.name, e.slot)
 	}
 }
 
@@ -495,7 +497,7 @@ func (w *World) resetConnection(name string, broker int) error {
 	if w.broker(broker) == nil {
 		return w.errorf("unknown broker %d (brokers are 1-%d)", broker, len(w.brokers))
 	}
-	_, isProducer := w.producers[name]
+	isProducer := w.producers.get(name) != nil
 	_, isConsumer := w.tx.cons[name]
 	if !isProducer && !isConsumer && w.isExternal(name) {
 		w.resetExternal(name, broker)

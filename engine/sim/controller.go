@@ -134,8 +134,8 @@ func (w *World) kill(id int) error {
 // leader, a coordinator moved, a broker came back), and what waited for a
 // broker that was down may go now.
 func (w *World) wakeClients() {
-	for _, name := range w.prodOrder {
-		if s := w.producers[name]; !s.removed {
+	for _, e := range w.producers.all {
+		if s := e.slot; !s.removed {
 			s.Wake(w.now)
 		}
 	}

@@ -164,7 +164,7 @@ func (w *World) startReplay(c *script.Replay) (*replayRun, error) {
 		}
 	}
 	if !found {
-		return nil, fmt.Errorf("replay: this history creates no producer %q (its producers: %s)", name, strings.Join(w.prodOrder, ", "))
+		return nil, fmt.Errorf("replay: this history creates no producer %q (its producers: %s)", name, strings.Join(w.producers.names(), ", "))
 	}
 	r := New(w.seed)
 	r.quiet = true     // only its state and its checker are kept

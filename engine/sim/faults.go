@@ -99,7 +99,7 @@ func (f *armedFault) describe() string {
 }
 
 func (w *World) arm(c *script.Fault) error {
-	if _, ok := w.producers[c.Producer]; !ok && !w.isExternal(c.Producer) {
+	if w.producers.get(c.Producer) == nil && !w.isExternal(c.Producer) {
 		return w.unknownProducer(c.Producer)
 	}
 	w.nextFault++
@@ -206,7 +206,7 @@ func (f *armedFault) answers(body msg.Body) bool {
 
 // armRefusal is `fail request`.
 func (w *World) armRefusal(c *script.FailRequest) error {
-	if _, ok := w.producers[c.Producer]; !ok && !w.isExternal(c.Producer) {
+	if w.producers.get(c.Producer) == nil && !w.isExternal(c.Producer) {
 		return w.unknownProducer(c.Producer)
 	}
 	tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}

@@ -217,8 +217,8 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 			}
 			return true
 		})
-		for _, name := range w.prodOrder {
-			s := w.producers[name]
+		for _, e := range w.producers.all {
+			s := e.slot
 			if s.p == nil || s.removed {
 				continue
 			}

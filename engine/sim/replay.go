@@ -193,8 +193,8 @@ func (w *World) historyBytes() int {
 			n += 192 * r.Log.NumBatches()
 		}
 	}
-	for _, s := range w.producers {
-		if s.p != nil {
+	for _, e := range w.producers.all {
+		if s := e.slot; s.p != nil {
 			n += 140 * s.p.Settled()
 		}
 	}

@@ -42,8 +42,8 @@ func pausedWorld(t *testing.T) *World {
 func TestHeldItemsAreTheSlots(t *testing.T) {
 	a, b := pausedWorld(t), pausedWorld(t)
 	held := 0
-	for _, s := range a.producers {
-		held += len(s.held())
+	for _, e := range a.producers.all {
+		held += len(e.slot.held())
 	}
 	if held == 0 {
 		t.Fatal("the paused producers hold nothing: the test proves nothing")
@@ -52,7 +52,8 @@ func TestHeldItemsAreTheSlots(t *testing.T) {
 		t.Fatal("two worlds given the same commands are not deeply equal")
 	}
 	c := a.Clone()
-	for name, s := range c.producers {
+	for _, e := range c.producers.all {
+		name, s := e.name, e.slot
 		for _, it := range s.held() {
 			if it.slot != nil && it.slot != s || it.kind == itemDeliver && it.fl.to != nil && it.fl.to != s {
 				t.Fatalf("%s: the clone holds an item for the original's slot", name)

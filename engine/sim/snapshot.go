@@ -235,8 +235,8 @@ func (w *World) Snapshot() *Snapshot {
 	for _, m := range w.parts {
 		s.Partitions = append(s.Partitions, w.partitionView(m))
 	}
-	for _, name := range w.prodOrder {
-		s.Producers = append(s.Producers, w.producerView(name))
+	for _, e := range w.producers.all {
+		s.Producers = append(s.Producers, w.producerView(e.name))
 	}
 	w.txnViews(s)
 	w.queue.each(func(it *item) {
@@ -317,7 +317,7 @@ func appendRecordViews(out []RecordView, b *record.Batch) []RecordView {
 }
 
 func (w *World) producerView(name string) ProducerView {
-	s := w.producers[name]
+	s := w.producers.get(name)
 	v := ProducerView{Name: name, Paused: s.paused, Failed: s.removed, ProducerID: -1, Epoch: -1}
 	if s.p == nil || s.removed {
 		return v

@@ -283,7 +283,7 @@ func (w *World) createConsumer(c *script.Consumer) error {
 	if _, ok := w.tx.cons[c.Name]; ok {
 		return fmt.Errorf("consumer %q exists already", c.Name)
 	}
-	if _, ok := w.producers[c.Name]; ok {
+	if w.producers.get(c.Name) != nil {
 		return fmt.Errorf("%q is a producer's name", c.Name)
 	}
 	if isAdmin(c.Name) {

@@ -73,7 +73,7 @@ func (l *eosLab) newInstance() {
 	l.do("producer "+l.app+" transactional="+id, "restart consumer in", "run")
 }
 
-func (l *eosLab) producer(name string) *client.Producer { return l.w.producers[name].p }
+func (l *eosLab) producer(name string) *client.Producer { return l.w.producers.get(name).p }
 
 // abort is the application aborting its transaction itself and, unless
 // told not to, seeking its consumer back to the committed offsets, which
@@ -312,8 +312,8 @@ func TestEOSLabKIP447GenerationFencesZombies(t *testing.T) {
 // refusedByGeneration reports whether a producer's transaction was made
 // abortable by a group-metadata mismatch.
 func refusedByGeneration(w *World) bool {
-	for _, s := range w.producers {
-		if e := s.p.TxnError(); e == kerr.UnknownMemberID || e == kerr.IllegalGeneration {
+	for _, ns := range w.producers.all {
+		if e := ns.slot.p.TxnError(); e == kerr.UnknownMemberID || e == kerr.IllegalGeneration {
 			return true
 		}
 	}

@@ -220,7 +220,7 @@ send a orders-1 1 value=from-a
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := playScript(t, setup+c.then)
-			p := w.producers["a"].p
+			p := w.producers.get("a").p
 			if got := p.TxnError().Name(); c.txnError != "" && got != c.txnError || c.txnError == "" && got != "NONE" {
 				t.Errorf("a's transaction error %s, want %q", got, c.txnError)
 			}

@@ -88,6 +88,87 @@ type producerSlot struct {
 // the name's first creation failing leaves a slot that does nothing.
 func (s *producerSlot) name() string { return s.p.Name() }
 
+// producerTable is the world's producers by name and by number, the
+// order their names were first created in. A world may hold a million of
+// them and looks one up for every command that names it: the index is
+// pointer-free (the collector never scans it) and keeps each name's hash,
+// so that growing it reads no name, and a probe reads a name only when
+// its hash matches. Names are never removed: a failed creation keeps its
+// slot (removed), a restart replaces it.
+type producerTable struct {
+	all   []namedSlot // by number
+	index []uint64    // by hash, probed linearly: hash<<32 | number+1 (0: free); a power of 2, at most half full
+}
+
+type namedSlot struct {
+	name string
+	slot *producerSlot
+}
+
+// find returns the index position holding name, or the free one where
+// it belongs.
+func (t *producerTable) find(name string, h uint32) int {
+	mask := len(t.index) - 1
+	for i := int(uint64(h)*0x9e3779b97f4a7c15>>32) & mask; ; i = (i + 1) & mask {
+		e := t.index[i]
+		if e == 0 || uint32(e>>32) == h && t.all[uint32(e)-1].name == name {
+			return i
+		}
+	}
+}
+
+// names lists the producers' names by number.
+func (t *producerTable) names() []string {
+	out := make([]string, len(t.all))
+	for i, e := range t.all {
+		out[i] = e.name
+	}
+	return out
+}
+
+// get returns the slot of the producer named name, or nil.
+func (t *producerTable) get(name string) *producerSlot {
+	if len(t.all) == 0 {
+		return nil
+	}
+	if e := t.index[t.find(name, nameHash(name))]; e != 0 {
+		return t.all[uint32(e)-1].slot
+	}
+	return nil
+}
+
+// put makes s the slot of the producer named name, numbering a new name.
+func (t *producerTable) put(name string, s *producerSlot) {
+	h := nameHash(name)
+	if 2*(len(t.all)+1) > len(t.index) {
+		t.grow()
+	}
+	i := t.find(name, h)
+	if e := t.index[i]; e != 0 {
+		t.all[uint32(e)-1].slot = s
+		return
+	}
+	t.all = append(t.all, namedSlot{name, s})
+	t.index[i] = uint64(h)<<32 | uint64(len(t.all))
+}
+
+// grow doubles the index, placing every entry again by its hash.
+func (t *producerTable) grow() {
+	old := t.index
+	t.index = make([]uint64, max(16, 2*len(old)))
+	mask := len(t.index) - 1
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		i := int(uint64(uint32(e>>32))*0x9e3779b97f4a7c15>>32) & mask
+		for t.index[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.index[i] = e
+	}
+}
+
 // slotExtra is what a slot keeps of its settings, its transactions and
 // the items that fell due while it was paused: nil for a producer with
 // Kafka's defaults that never ended a transaction nor held anything (most
@@ -157,9 +238,8 @@ type World struct {
 	brokers     []*broker.Broker
 	parts       []*partMeta
 	pidNext     int64
-	producers   map[string]*producerSlot
+	producers   producerTable
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
-	prodOrder   []string
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
 	seq         uint64
@@ -230,8 +310,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.pidNext = c.ProducerIDStart
 	w.brokers = nil
 	w.parts = nil
-	w.producers = map[string]*producerSlot{}
-	w.prodOrder = nil
+	w.producers = producerTable{}
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
 	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)

@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// TestProducerTable puts random names, new and known, into a producer
+// table and checks every lookup, and the order of numbering, against a
+// map: through the index's growths, with names that share their hash's
+// low bits, and with a name that is absent.
+func TestProducerTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var tab producerTable
+	want := map[string]*producerSlot{}
+	var order []string
+	if tab.get("p0") != nil {
+		t.Fatal("an empty table finds p0")
+	}
+	for i := range 5000 {
+		name := "p" + strconv.Itoa(rng.IntN(3000))
+		if i%7 == 0 {
+			name = strconv.Itoa(rng.IntN(100)) + "/" + name
+		}
+		s := &producerSlot{life: i}
+		if want[name] == nil {
+			order = append(order, name)
+		}
+		want[name] = s
+		tab.put(name, s)
+		if got := tab.get(name); got != s {
+			t.Fatalf("put %d: %s gives life %v, want %d", i, name, got, i)
+		}
+		if probe := "q" + name; tab.get(probe) != nil {
+			t.Fatalf("put %d: the absent name %s is found", i, probe)
+		}
+	}
+	if len(tab.all) != len(order) || 2*len(tab.all) > len(tab.index) {
+		t.Fatalf("%d names in an index of %d, want %d at most half full", len(tab.all), len(tab.index), len(order))
+	}
+	for i, e := range tab.all {
+		if e.name != order[i] || e.slot != want[e.name] || tab.get(e.name) != e.slot {
+			t.Fatalf("number %d: %s, want %s and its last slot", i, e.name, order[i])
+		}
+	}
+}
