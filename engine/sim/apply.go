@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -591,18 +590,13 @@ type resolvedConfig struct {
 const maxResolvedConfigs = 256
 
 func (w *World) resolve(s *producerSlot) resolvedConfig {
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(int(s.mode)))
-	b.WriteByte(0)
-	b.WriteString(s.txnID())
+	var buf [64]byte // the key, on the stack: made a string only to be kept
+	b := append(strconv.AppendInt(buf[:0], int64(s.mode), 10), 0)
+	b = append(b, s.txnID()...)
 	for _, kv := range s.config() {
-		b.WriteByte(0)
-		b.WriteString(kv.Key)
-		b.WriteByte(1)
-		b.WriteString(kv.Value)
+		b = append(append(append(append(b, 0), kv.Key...), 1), kv.Value...)
 	}
-	key := b.String()
-	if rc, ok := w.configs[key]; ok {
+	if rc, ok := w.configs[string(b)]; ok {
 		return rc
 	}
 	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config())
@@ -611,7 +605,7 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 		w.configs = map[string]resolvedConfig{}
 	}
 	if len(w.configs) < maxResolvedConfigs {
-		w.configs[key] = rc
+		w.configs[string(b)] = rc
 	}
 	return rc
 }
