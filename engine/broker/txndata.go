@@ -18,18 +18,22 @@ import (
 // transaction, from a version 1 client it must already be in it
 // (KIP-890). It returns the error to answer, or NONE.
 func (b *Broker) joinCheck(txnID string, tv2 bool, tp msg.TP, data []byte, env Env) kerr.Code {
-	h, err := record.ParseHeader(data)
-	if err != nil || !h.Attributes.Transactional() || !h.HasProducerID() {
+	// Three fields of the header, read in place: the log parses it again.
+	if !record.HeaderParses(data) || !record.AttributesOf(data).Transactional() {
+		return kerr.None
+	}
+	pid := record.ProducerIDOf(data)
+	if pid < 0 { // no producer id (Header.HasProducerID)
 		return kerr.None
 	}
 	r := b.replicas.get(tp)
-	if _, open := r.Log.State().TxnFirstOffset(h.ProducerID); open {
+	if _, open := r.Log.State().TxnFirstOffset(pid); open {
 		return kerr.None // already verified when the transaction began here
 	}
 	if txnID == "" {
 		return kerr.InvalidTxnState
 	}
-	code := env.JoinTransaction(txnID, h.ProducerID, h.ProducerEpoch, tp, tv2)
+	code := env.JoinTransaction(txnID, pid, record.ProducerEpochOf(data), tp, tv2)
 	switch {
 	case code == kerr.ProducerFenced:
 		return kerr.InvalidProducerEpoch // never PRODUCER_FENCED on the produce path

@@ -89,7 +89,7 @@ func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values.
-	if _, err := l.dec.Check(data); err != nil {
+	if err := l.dec.CheckParsed(&h, data); err != nil {
 		return h, kerr.CorruptMessage, err.Error()
 	}
 	switch {

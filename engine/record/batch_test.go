@@ -404,6 +404,9 @@ func TestFieldReaders(t *testing.T) {
 		{"producerId", ProducerIDOf(data), b.ProducerID},
 		{"producerEpoch", int64(ProducerEpochOf(data)), int64(b.ProducerEpoch)},
 		{"recordsCount", int64(RecordsCountOf(data)), int64(b.RecordsCount)},
+		{"batchLength", int64(BatchLengthOf(data)), int64(len(data) - LogOverhead)},
+		{"crc", int64(CRCOf(data)), int64(ComputeCRC(data))},
+		{"baseSequence", int64(BaseSequenceOf(data)), int64(b.BaseSequence)},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: read %d, wrote %d", c.name, c.got, c.want)

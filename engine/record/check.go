@@ -19,13 +19,19 @@ func (d *Decoder) Check(data []byte) (Header, error) {
 	if err != nil {
 		return h, err
 	}
+	return h, d.CheckParsed(&h, data)
+}
+
+// CheckParsed is Check for a caller that already holds h, what
+// ParseHeader(data) returned without error: the header is not read again.
+func (d *Decoder) CheckParsed(h *Header, data []byte) error {
 	size := h.Size()
 	if len(data) < size {
-		return h, &TruncatedError{Need: size, Have: len(data)}
+		return &TruncatedError{Need: size, Have: len(data)}
 	}
 	data = data[:size]
 	if computed := ComputeCRC(data); computed != h.CRC {
-		return h, &CRCError{Stored: h.CRC, Computed: computed}
+		return &CRCError{Stored: h.CRC, Computed: computed}
 	}
 	area := data[HeaderSize:]
 	if c := h.Attributes.Compression(); c != None {
@@ -34,14 +40,14 @@ func (d *Decoder) Check(data []byte) (Header, error) {
 			d.area = out[:0]
 		}
 		if err != nil {
-			return h, d.decodeRecords(area, &Batch{Header: h})
+			return d.decodeRecords(area, &Batch{Header: *h})
 		}
 		area = out
 	}
 	if n := int(h.RecordsCount); n < 0 || n > len(area)/minRecordSize || !walkRecords(area, n) {
-		return h, d.decodeRecords(data[HeaderSize:], &Batch{Header: h})
+		return d.decodeRecords(data[HeaderSize:], &Batch{Header: *h})
 	}
-	return h, nil
+	return nil
 }
 
 // walkRecords reports whether area holds exactly n records that

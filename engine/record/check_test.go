@@ -7,9 +7,13 @@ import (
 )
 
 // sameVerdict fails unless Check says of data what Decode says: the same
-// header and the same error, type and text.
+// header and the same error, type and text; and unless HeaderParses says
+// what ParseHeader does.
 func sameVerdict(t *testing.T, d *Decoder, data []byte) {
 	t.Helper()
+	if _, err := ParseHeader(data); HeaderParses(data) != (err == nil) {
+		t.Fatalf("HeaderParses %v, ParseHeader: %v\nin %x", HeaderParses(data), err, data)
+	}
 	var b Batch
 	derr := (&Decoder{}).Decode(data, &b)
 	h, cerr := d.Check(data)
@@ -54,6 +58,7 @@ func TestCheckAgreesWithDecode(t *testing.T) {
 		"short body":               good[:100],
 		"trailing bytes ignored":   append(append([]byte(nil), good...), 1, 2, 3),
 		"magic 1":                  edit(16, 1),
+		"batch length too small":   edit(8, 0, 0, 0, 10),
 		"crc":                      func() []byte { c := append([]byte(nil), good...); c[70] ^= 1; return c }(),
 		"count too large":          edit(60, 9),
 		"count too small":          edit(60, 3),

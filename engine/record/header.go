@@ -203,6 +203,14 @@ func ParseHeader(b []byte) (Header, error) {
 	return h, nil
 }
 
+// HeaderParses reports whether ParseHeader(b) returns no error, without
+// building the header: for a caller that reads a few fields with the
+// functions below.
+func HeaderParses(b []byte) bool {
+	return len(b) >= HeaderSize && int8(b[MagicOffset]) == Magic &&
+		int32(binary.BigEndian.Uint32(b[BatchLengthOffset:])) >= HeaderSize-LogOverhead
+}
+
 // The fields of a batch's header that are read most, each read from an
 // encoded batch b (at least HeaderSize bytes, as ParseHeader needs) without
 // parsing the rest: a log keeps its batches as bytes only and asks them.
@@ -219,6 +227,15 @@ func LastOffsetOf(b []byte) int64 {
 func AttributesOf(b []byte) Attributes {
 	return Attributes(binary.BigEndian.Uint16(b[AttributesOffset:]))
 }
+
+// BatchLengthOf is the header's batchLength.
+func BatchLengthOf(b []byte) int32 { return int32(binary.BigEndian.Uint32(b[BatchLengthOffset:])) }
+
+// CRCOf is the header's crc.
+func CRCOf(b []byte) uint32 { return binary.BigEndian.Uint32(b[CRCOffset:]) }
+
+// BaseSequenceOf is the header's baseSequence.
+func BaseSequenceOf(b []byte) int32 { return int32(binary.BigEndian.Uint32(b[BaseSequenceOffset:])) }
 
 // ProducerIDOf is the header's producerId.
 func ProducerIDOf(b []byte) int64 { return int64(binary.BigEndian.Uint64(b[ProducerIDOffset:])) }
