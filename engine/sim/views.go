@@ -175,9 +175,13 @@ func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, rec
 	}
 	for i := len(v.src); i < settled; i++ {
 		b := p.BatchAt(i)
+		var name string
+		if i > 0 && v.src[i-1].TP == b.TP {
+			name = v.views[i-1].Partition
+		}
 		v.refs = append(v.refs, p.SettledRef(i))
 		v.src = append(v.src, b)
-		v.views = append(v.views, clientBatchView(&b))
+		v.views = append(v.views, clientBatchView(&b, name))
 	}
 	if settled > 0 {
 		settledViews = v.views[:settled:settled]
@@ -185,7 +189,11 @@ func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, rec
 	if un := p.Unsettled(); len(un) > 0 {
 		recent = make([]ClientBatchView, len(un))
 		for i, b := range un {
-			recent[i] = clientBatchView(b)
+			var name string
+			if i > 0 && un[i-1].TP == b.TP {
+				name = recent[i-1].Partition
+			}
+			recent[i] = clientBatchView(b, name)
 		}
 	}
 	return settledViews, recent
@@ -198,8 +206,14 @@ func sameBatch(a *client.Batch, p *client.Producer, i int) bool {
 		bytes.Equal(a.Bytes, b.Bytes)
 }
 
-func clientBatchView(b *client.Batch) ClientBatchView {
-	cb := ClientBatchView{ID: b.ID, Partition: b.TP.String(), BaseSeq: b.Seq, LastSeq: b.LastSeq(), Count: b.Count,
+// clientBatchView is the view of b; partition is the name of b's
+// partition, or "" to have it built. A producer's batches mostly go to
+// the partition of the batch before, whose name their views then share.
+func clientBatchView(b *client.Batch, partition string) ClientBatchView {
+	if partition == "" {
+		partition = b.TP.String()
+	}
+	cb := ClientBatchView{ID: b.ID, Partition: partition, BaseSeq: b.Seq, LastSeq: b.LastSeq(), Count: b.Count,
 		FirstSerial: b.FirstSerial, State: b.State.String(), BaseOffset: b.BaseOffset, Sends: b.Sends, Bytes: b.Bytes}
 	if b.Err != 0 || b.State == client.Expired {
 		cb.Error = b.Err.Name()
