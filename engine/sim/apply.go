@@ -381,6 +381,7 @@ func (w *World) createProducer(c *script.Producer) error {
 	}
 	if old != nil {
 		s.life = old.life + 1
+		s.who = old.who     // the checker's records of the name go on
 		s.pairs = old.pairs // the name's connections go on being numbered
 	} else {
 		s.pairs = w.clientPairs(c.Name)

@@ -292,10 +292,8 @@ func (c *checker) restart(pc *partCheck) {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
-	names     []string // producer numbers to names
-	who       []int32  // and back (whoOf)
-	lastName  string   // the last name looked up, which is usually the next
-	lastWho   int32
+	names     []string         // producer numbers to names; the numbers are in the producers' slots (slotWho)
+	byName    map[string]int32 // the numbers of names first numbered with no world producer (nameWho)
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
 	sources   sourceIndex
@@ -349,14 +347,49 @@ func newChecker() *checker {
 	return &checker{readsSeen: map[string]int{}}
 }
 
-func (c *checker) sourceOf(producer string, b *client.Batch) source {
-	who, ok := c.lastWho, c.lastName == producer
-	if !ok {
-		if who, ok = c.whoOf(producer); !ok {
-			who = c.addName(producer)
+// slotWho returns the number of a simulated producer, which its slot
+// keeps (who) once it has one: every send asks, and a large world's
+// producers are not looked up by name. A restart's new slot takes the
+// old one's (createProducer); a name first numbered without a slot
+// (byName) keeps its number when a producer of that name is created.
+func (c *checker) slotWho(s *producerSlot) int32 {
+	if s.who == 0 {
+		name := s.name()
+		who, ok := c.byName[name]
+		if !ok {
+			who = c.addName(name)
 		}
-		c.lastName, c.lastWho = producer, who
+		s.who = who + 1
 	}
+	return s.who - 1
+}
+
+// nameWho returns the number of a producer known only by name (a real
+// client's client.id): the number of the world's producer of that name,
+// if there is one, which numbers it if it had none.
+func (c *checker) nameWho(w *World, name string) int32 {
+	if s := w.producers.get(name); s != nil {
+		if s.who == 0 {
+			if who, ok := c.byName[name]; ok {
+				s.who = who + 1
+			} else {
+				s.who = c.addName(name) + 1
+			}
+		}
+		return s.who - 1
+	}
+	who, ok := c.byName[name]
+	if !ok {
+		who = c.addName(name)
+		if c.byName == nil {
+			c.byName = map[string]int32{}
+		}
+		c.byName[name] = who
+	}
+	return who
+}
+
+func (c *checker) sourceOf(who int32, b *client.Batch) source {
 	s := source{firstSerial: b.FirstSerial, who: who, value: -1}
 	if b.Explicit {
 		v, ok := c.valueNums.Get(string(b.Value))
@@ -370,57 +403,10 @@ func (c *checker) sourceOf(producer string, b *client.Batch) source {
 	return s
 }
 
-// whoOf returns a producer's number. who is a hash table of producer
-// numbers + 1 (0: free), by the FNV-1a hash of the name, probed linearly
-// and at most half full: a large world has a producer per name, and a
-// Go map of names would take three times the room.
-func (c *checker) whoOf(name string) (int32, bool) {
-	mask := uint32(len(c.who) - 1)
-	for i := nameHash(name); len(c.who) > 0; i++ {
-		w := c.who[i&mask]
-		if w == 0 {
-			break
-		}
-		if c.names[w-1] == name {
-			return w - 1, true
-		}
-	}
-	return 0, false
-}
-
 // addName numbers a producer not numbered yet.
 func (c *checker) addName(name string) int32 {
 	c.names = append(c.names, name)
-	if 2*len(c.names) > len(c.who) {
-		size := 16 // a power of 2
-		for size < 4*len(c.names) {
-			size *= 2
-		}
-		c.who = make([]int32, size)
-		for w, n := range c.names[:len(c.names)-1] {
-			c.placeName(n, int32(w))
-		}
-	}
-	who := int32(len(c.names) - 1)
-	c.placeName(name, who)
-	return who
-}
-
-func (c *checker) placeName(name string, who int32) {
-	mask := uint32(len(c.who) - 1)
-	i := nameHash(name)
-	for c.who[i&mask] != 0 {
-		i++
-	}
-	c.who[i&mask] = who + 1
-}
-
-func nameHash(name string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(name); i++ {
-		h = (h ^ uint32(name[i])) * 16777619
-	}
-	return h
+	return int32(len(c.names) - 1)
 }
 
 func (c *checker) describe(s source, i int64) string {
@@ -440,13 +426,15 @@ func (c *checker) noteSent(data []byte, s source) {
 // noteAck records a batch the producer was told is written (simulated
 // producers write to the cluster's topic, whose partition numbers are
 // their indexes in the world's partitions).
-func (c *checker) noteAck(producer string, b *client.Batch) { c.noteAckAt(producer, b, b.TP.Partition) }
+func (c *checker) noteAck(s *producerSlot, b *client.Batch) {
+	c.noteAckAt(c.slotWho(s), b, b.TP.Partition)
+}
 
-// noteAckAt is noteAck for the partition at index part of the world's
-// partitions (World.partIndex).
-func (c *checker) noteAckAt(producer string, b *client.Batch, part int) {
+// noteAckAt is noteAck for the producer numbered who and the partition at
+// index part of the world's partitions (World.partIndex).
+func (c *checker) noteAckAt(who int32, b *client.Batch, part int) {
 	c.fresh = append(c.fresh, c.acks.Len())
-	c.acks.Append(ackRec{src: c.sourceOf(producer, b), count: b.Count, offset: b.BaseOffset, partition: int32(part)})
+	c.acks.Append(ackRec{src: c.sourceOf(who, b), count: b.Count, offset: b.BaseOffset, partition: int32(part)})
 }
 
 // leaderChanged notes that the partition at index part of the world's

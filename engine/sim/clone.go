@@ -227,7 +227,7 @@ func (tx *txnWorld) clone(c *World, cl *cloner) txnWorld {
 
 // clone copies the checker; its records are shared (see the package hist).
 func (c *checker) clone(cl *cloner) *checker {
-	d := &checker{names: slices.Clone(c.names), who: slices.Clone(c.who), lastName: c.lastName, lastWho: c.lastWho,
+	d := &checker{names: slices.Clone(c.names), byName: maps.Clone(c.byName),
 		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
 		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
 		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}

@@ -33,7 +33,7 @@ func (s *producerSlot) Delivered(b *client.Batch) {
 	case s.txnID() != "":
 		s.extra.acked = append(s.extra.acked, b)
 	default:
-		s.w.check.noteAck(s.name(), b)
+		s.w.check.noteAck(s, b)
 	}
 }
 
@@ -60,7 +60,7 @@ func (s *producerSlot) Send(to int, body msg.Body) int {
 	if req, ok := body.(*msg.ProduceRequest); ok {
 		for _, pb := range req.Batches {
 			if b := s.p.Batch(pb.BatchID); b != nil {
-				s.w.check.noteSent(pb.Data, s.w.check.sourceOf(s.name(), b))
+				s.w.check.noteSent(pb.Data, s.w.check.sourceOf(s.w.check.slotWho(s), b))
 			}
 		}
 	}

@@ -546,7 +546,7 @@ func (cl *extClient) noteBatch(w *World, tp msg.TP, data []byte, h *record.Heade
 			cl.sent[k] = first
 		}
 	}
-	w.check.noteSent(data, w.check.sourceOf(cl.name, &client.Batch{FirstSerial: first}))
+	w.check.noteSent(data, w.check.sourceOf(w.check.nameWho(w, cl.name), &client.Batch{FirstSerial: first}))
 	v := ClientBatchView{ID: cl.nextBatch, Partition: tp.String(), BaseSeq: h.BaseSequence, LastSeq: h.LastSequence(),
 		Count: h.RecordsCount, FirstSerial: first, State: "in flight", BaseOffset: -1, Sends: 1, Bytes: data}
 	for i := range cl.batches {
@@ -577,7 +577,7 @@ func (cl *extClient) settleBatch(w *World, r msg.ProduceResult) {
 		// A transactional batch's fate is its transaction's; the batch says
 		// which it is (the client.id may have meant another producer since).
 		if h, err := record.ParseHeader(b.Bytes); err == nil && !h.Attributes.Transactional() {
-			w.check.noteAckAt(cl.name, &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP}, w.partIndex(r.TP))
+			w.check.noteAckAt(w.check.nameWho(w, cl.name), &client.Batch{FirstSerial: b.FirstSerial, Count: b.Count, BaseOffset: r.BaseOffset, TP: r.TP}, w.partIndex(r.TP))
 		}
 		return
 	}

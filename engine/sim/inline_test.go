@@ -3,12 +3,10 @@ package sim
 import (
 	"maps"
 	"math/rand/v2"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/script"
 )
 
 // seenRecs keeps its first entries inline; it must read as the hist.Vec
@@ -151,53 +149,47 @@ func TestSourceIndexActsAsAMap(t *testing.T) {
 	}
 }
 
-// Producers are numbered in the order they are first named, and found by
-// name again, through the table's growths; a clone numbers on by itself.
+// The checker numbers producers in the order they are first sent for,
+// by slot or by name (a real client's client.id), and a name keeps its
+// number whichever way it comes: a re-created producer's new slot, a
+// world producer named by a real client, a real client's name taken by a
+// producer created later. A clone numbers on by itself.
 func TestProducerNumbers(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	c := newChecker()
-	want := map[string]int32{}
-	var copies []*checker
-	var copyWant []map[string]int32
-	for range 5000 {
-		name := "p" + strconv.Itoa(rng.IntN(3000))
-		if rng.IntN(50) == 0 {
-			name = strings.Repeat("q", rng.IntN(3)) // "" too
-		}
-		w, ok := c.whoOf(name)
-		if ww, wok := want[name]; ok != wok || w != ww {
-			t.Fatalf("%q: %d %v, want %d %v", name, w, ok, ww, wok)
-		}
-		if !ok {
-			want[name] = c.addName(name)
-			if want[name] != int32(len(want)-1) {
-				t.Fatalf("%q numbered %d, want %d", name, want[name], len(want)-1)
-			}
-		}
-		if rng.IntN(500) == 0 {
-			copies = append(copies, &checker{names: slices.Clone(c.names), who: slices.Clone(c.who)})
-			copyWant = append(copyWant, maps.Clone(want))
-			c.addName("only-in-the-original-" + strconv.Itoa(len(copies)))
-			want["only-in-the-original-"+strconv.Itoa(len(copies))] = int32(len(want))
+	w := New(1)
+	apply := func(w *World, c script.Command) {
+		t.Helper()
+		if _, err := w.Apply(c); err != nil {
+			t.Fatal(err)
 		}
 	}
-	for i, d := range append(copies, c) {
-		m := want
-		if i < len(copies) {
-			m = copyWant[i]
-		}
-		for name, w := range m {
-			if got, ok := d.whoOf(name); !ok || got != w || d.names[w] != name {
-				t.Fatalf("checker %d: %q is %d %v, want %d", i, name, got, ok, w)
-			}
-		}
-		if _, ok := d.whoOf("never"); ok {
-			t.Fatalf("checker %d found a name never given", i)
-		}
-		if i < len(copies) {
-			if _, ok := d.whoOf("only-in-the-original-" + strconv.Itoa(i+1)); ok {
-				t.Fatalf("copy %d sees a name given after it was made", i)
-			}
+	apply(w, &script.Producer{Name: "p"})
+	apply(w, &script.Producer{Name: "q"})
+	apply(w, &script.Producer{Name: "r", Config: []script.KV{{Key: "acks", Value: "2"}}}) // cannot be created
+	c := w.check
+	want := func(c *checker, got int32, n int32, name string) {
+		t.Helper()
+		if got != n || c.names[n] != name {
+			t.Fatalf("%q: %d, want %d (names %q)", name, got, n, c.names)
 		}
 	}
+	want(c, c.nameWho(w, "x"), 0, "x") // no producer of the name
+	want(c, c.slotWho(w.producers.get("q")), 1, "q")
+	want(c, c.slotWho(w.producers.get("q")), 1, "q")
+	want(c, c.nameWho(w, "q"), 1, "q")
+	want(c, c.nameWho(w, "p"), 2, "p")
+	want(c, c.slotWho(w.producers.get("p")), 2, "p")
+	want(c, c.nameWho(w, "r"), 3, "r")
+	apply(w, &script.Producer{Name: "r"})
+	want(c, c.slotWho(w.producers.get("r")), 3, "r")
+	apply(w, &script.Producer{Name: "x"})
+	want(c, c.slotWho(w.producers.get("x")), 0, "x")
+	apply(w, &script.RestartProducer{Name: "p"})
+	want(c, c.slotWho(w.producers.get("p")), 2, "p")
+	d := w.Clone()
+	apply(d, &script.Producer{Name: "y"})
+	want(d.check, d.check.slotWho(d.producers.get("y")), 4, "y")
+	want(c, c.nameWho(w, "z"), 4, "z")
+	want(d.check, d.check.nameWho(d, "z"), 5, "z")
+	want(c, c.nameWho(w, "y"), 5, "y")
+	want(d.check, d.check.nameWho(d, "x"), 0, "x")
 }

@@ -439,7 +439,7 @@ func (w *World) settleTxnAcks(s *producerSlot) {
 	s.extra.ends = n
 	if committed {
 		for _, b := range s.extra.acked {
-			w.check.noteAck(s.name(), b)
+			w.check.noteAck(s, b)
 		}
 	}
 	s.extra.acked = s.extra.acked[:0]

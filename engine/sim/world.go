@@ -82,6 +82,7 @@ type producerSlot struct {
 	removed     bool // creation failed (ConfigException)
 	wakePending bool
 	mode        client.Mode
+	who         int32 // the checker's number for the name + 1 (0: none yet; see checker.slotWho)
 }
 
 // name is the producer's name. Only a slot with a producer is asked it:
@@ -157,6 +158,15 @@ func (t *producerTable) put(name string, s *producerSlot) {
 	}
 	t.all = append(t.all, namedSlot{name, s})
 	t.index[i] = uint64(h)<<32 | uint64(len(t.all))
+}
+
+// nameHash is the FNV-1a hash of a producer's name.
+func nameHash(name string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint32(name[i])) * 16777619
+	}
+	return h
 }
 
 // grow doubles the index, placing every entry again by its hash.
