@@ -189,7 +189,7 @@ func (l *Log) AppendMarker(pid int64, epoch int16, mk record.Marker, tv2 bool, n
 			c.Error.Name(), c.Reason, epoch, c.EntryEpoch, mk.CoordinatorEpoch, c.EntryCoordEp)}
 	}
 	batch := record.NewMarker(pid, epoch, mk, now)
-	data, err := l.enc.Append(nil, &batch)
+	data, err := record.Encode(&batch) // a marker is never compressed: the encoder keeps nothing between markers
 	if err != nil {
 		panic("encoding a marker cannot fail: " + err.Error())
 	}

@@ -100,7 +100,6 @@ type Log struct {
 	end         int64 // log end offset (LEO): the next offset to assign
 	hw          int64 // high watermark
 	leaderEpoch int32
-	enc         record.Encoder
 	dec         record.Decoder
 	scratch     record.Batch
 	arena       hist.Arena // where stored bytes are cut from
@@ -108,15 +107,20 @@ type Log struct {
 	changes     *uint64 // counts every change of batches or high watermark (CountChangesIn); a copy starts without it
 }
 
-// New returns an empty log named like "orders-0".
+// New returns an empty log named like "orders-0". The log and its
+// producer state are one allocation: a world makes a log for every
+// replica it starts with.
 func New(name string, cfg Config) *Log {
 	cfg = cfg.withDefaults()
-	return &Log{
-		name:  name,
-		cfg:   cfg,
-		state: producerstate.New(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
-		dec:   scratchDecoder(),
+	ls := &struct {
+		log   Log
+		state producerstate.Manager
+	}{
+		log:   Log{name: name, cfg: cfg, dec: scratchDecoder()},
+		state: producerstate.Make(producerstate.Config{ExpirationMs: cfg.ProducerIDExpirationMs}),
 	}
+	ls.log.state = &ls.state
+	return &ls.log
 }
 
 // Name is the topic-partition, e.g. "orders-0".

@@ -39,10 +39,18 @@ type Manager struct {
 
 // New returns an empty Manager.
 func New(cfg Config) *Manager {
+	m := Make(cfg)
+	return &m
+}
+
+// Make returns an empty Manager as a value, for a holder that keeps it in
+// its own allocation (a partition log). Its map of entries is made on the
+// first entry: most replicas of a short run never see a producer id.
+func Make(cfg Config) Manager {
 	if cfg.ExpirationMs <= 0 {
 		cfg.ExpirationMs = DefaultExpirationMs
 	}
-	return &Manager{expirationMs: cfg.ExpirationMs, entries: make(map[int64]*Entry)}
+	return Manager{expirationMs: cfg.ExpirationMs}
 }
 
 // ExpirationMs is the configured producer.id.expiration.ms.
@@ -110,6 +118,9 @@ func (m *Manager) entry(pid int64) *Entry {
 	e, ok := m.entries[pid]
 	if !ok {
 		e = newEntry(pid)
+		if m.entries == nil {
+			m.entries = make(map[int64]*Entry)
+		}
 		m.entries[pid] = e
 	}
 	return e

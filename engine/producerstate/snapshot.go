@@ -133,7 +133,7 @@ func (m *Manager) Load(entries []SnapshotEntry, offset, now int64) {
 // Reset empties the state and starts it at offset (used when a replica
 // truncates its log fully).
 func (m *Manager) Reset(offset int64) {
-	m.entries = make(map[int64]*Entry)
+	m.entries = nil
 	m.ongoing, m.unreplicated = nil, nil
 	m.mapEndOffset = offset
 }
