@@ -468,6 +468,11 @@ func (s *replicaSet) put(tp msg.TP, r *Replica) {
 		s.topics = append(s.topics, tp.Topic)
 		s.parts = append(s.parts, nil)
 	}
+	if s.parts[i] == nil {
+		// A topic's replicas come partition by partition: room for a
+		// few at once, not one more at each.
+		s.parts[i] = make([]*Replica, 0, max(tp.Partition+1, 4))
+	}
 	for len(s.parts[i]) <= tp.Partition {
 		s.parts[i] = append(s.parts[i], nil)
 	}

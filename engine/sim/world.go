@@ -325,8 +325,8 @@ func New(seed uint64) *World {
 func (w *World) reset(c ClusterConfig) {
 	w.cluster = c
 	w.pidNext = c.ProducerIDStart
-	w.brokers = nil
-	w.parts = nil
+	w.brokers = make([]*broker.Broker, 0, c.Brokers)
+	w.parts = make([]*partMeta, 0, c.Partitions)
 	w.producers = producerTable{}
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
@@ -342,7 +342,7 @@ func (w *World) reset(c ClusterConfig) {
 	}
 	for p := 0; p < c.Partitions; p++ {
 		tp := msg.TP{Topic: c.Topic, Partition: p}
-		m := &partMeta{tp: tp}
+		m := &partMeta{tp: tp, replicas: make([]int, 0, c.RF)}
 		for i := 0; i < c.RF; i++ {
 			m.replicas = append(m.replicas, (p+i)%c.Brokers+1)
 		}
