@@ -184,6 +184,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 	res := LabResult{Anomalies: w.Anomalies()}
 	var dec record.Decoder
 	var batch record.Batch
+	seen := map[int64]bool{} // the serials visible in the partition counted; cleared for the next, keeping its room
 	for _, m := range w.parts {
 		lead := m.leader
 		if lead == 0 {
@@ -191,7 +192,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 		}
 		log := w.brokers[lead-1].Replica(m.tp).Log
 		hw := log.HighWatermark()
-		seen := map[int64]bool{}
+		clear(seen)
 		last := int64(-1)
 		log.EachBatch(0, func(_ int, st *partition.Stored) bool {
 			if dec.Decode(st.Bytes, &batch) != nil {
