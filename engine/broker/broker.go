@@ -184,7 +184,16 @@ type Broker struct {
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[int]*clientConn{}, txns: map[string]*txnState{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[int]*clientConn{}}
+}
+
+// keepTxn remembers the coordinator's view of transaction id. The map is
+// made on the first: most brokers of a run coordinate no transaction.
+func (b *Broker) keepTxn(id string, t *txnState) {
+	if b.txns == nil {
+		b.txns = map[string]*txnState{}
+	}
+	b.txns[id] = t
 }
 
 // LogChanges counts the changes of the batches or the high watermark of
@@ -211,6 +220,9 @@ func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg)}
 	r.Log.CountChangesIn(&b.logChanges)
 	b.replicas.put(tp, r)
+	if b.order == nil {
+		b.order = make([]msg.TP, 0, 4) // as replicaSet.put: room for a few at once
+	}
 	b.order = append(b.order, tp)
 	return r
 }

@@ -66,7 +66,7 @@ func (b *Broker) coordinated(id string, env Env) *txnState {
 		return nil
 	}
 	t := &txnState{md: md}
-	b.txns[id] = t
+	b.keepTxn(id, t)
 	return t
 }
 
@@ -125,7 +125,7 @@ func (b *Broker) initTransactional(m *msg.Message, req msg.InitProducerIDRequest
 	if t == nil {
 		pid := b.nextPID(env)
 		t = &txnState{md: txn.Metadata{TransactionalID: req.TransactionalID, ProducerID: pid, PrevProducerID: -1, Epoch: -1, LastEpoch: -1, State: txn.Empty}}
-		b.txns[req.TransactionalID] = t
+		b.keepTxn(req.TransactionalID, t)
 	}
 	md := &t.md
 	expect := req.ProducerID >= 0 // KIP-360: the producer says which id and epoch it has

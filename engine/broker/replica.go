@@ -72,16 +72,33 @@ func (r *Replica) InISR(id int) bool { return slices.Contains(r.ISR, id) }
 func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env Env) {
 	r := b.replicas.get(tp)
 	r.IsLeader, r.Leader, r.LeaderEpoch = true, b.ID, epoch
-	r.Replicas, r.ISR = slices.Clone(replicas), slices.Clone(isr)
+	r.Replicas, r.ISR = cloneBoth(replicas, isr)
 	r.fetching = false
 	r.Log.SetLeaderEpoch(epoch)
 	r.followers = nil
-	for _, id := range replicas {
-		if id != b.ID {
-			r.followers.add(&follower{id: id, caughtUpMs: env.Now(), knownHW: -1})
+	if n := len(replicas) - 1; n > 0 {
+		// The followers' records are one allocation, and so is the list.
+		fs := make([]follower, 0, n)
+		r.followers = make(followers, 0, n)
+		for _, id := range replicas {
+			if id != b.ID {
+				fs = append(fs, follower{id: id, caughtUpMs: env.Now(), knownHW: -1})
+				r.followers.add(&fs[len(fs)-1])
+			}
 		}
 	}
 	b.maybeAdvanceHW(r, env)
+}
+
+// cloneBoth copies a and b into one allocation, as slices.Clone copies
+// each (nil stays nil). Each copy is capped at its length: appending to
+// either copies it out.
+func cloneBoth(a, b []int) ([]int, []int) {
+	if a == nil || b == nil {
+		return slices.Clone(a), slices.Clone(b)
+	}
+	ab := append(append(make([]int, 0, len(a)+len(b)), a...), b...)
+	return ab[:len(a):len(a)], ab[len(a):]
 }
 
 // BecomeFollower makes this replica follow leader at epoch. Whatever this
