@@ -354,12 +354,7 @@ func newChecker() *checker {
 // (byName) keeps its number when a producer of that name is created.
 func (c *checker) slotWho(s *producerSlot) int32 {
 	if s.who == 0 {
-		name := s.name()
-		who, ok := c.byName[name]
-		if !ok {
-			who = c.addName(name)
-		}
-		s.who = who + 1
+		c.number(s, s.name())
 	}
 	return s.who - 1
 }
@@ -370,11 +365,7 @@ func (c *checker) slotWho(s *producerSlot) int32 {
 func (c *checker) nameWho(w *World, name string) int32 {
 	if s := w.producers.get(name); s != nil {
 		if s.who == 0 {
-			if who, ok := c.byName[name]; ok {
-				s.who = who + 1
-			} else {
-				s.who = c.addName(name) + 1
-			}
+			c.number(s, name)
 		}
 		return s.who - 1
 	}
@@ -387,6 +378,16 @@ func (c *checker) nameWho(w *World, name string) int32 {
 		c.byName[name] = who
 	}
 	return who
+}
+
+// number gives slot s, of the producer named name, its number: the one
+// the name took without a slot (byName), or a new one.
+func (c *checker) number(s *producerSlot, name string) {
+	who, ok := c.byName[name]
+	if !ok {
+		who = c.addName(name)
+	}
+	s.who = who + 1
 }
 
 func (c *checker) sourceOf(who int32, b *client.Batch) source {

@@ -110,13 +110,17 @@ type namedSlot struct {
 // it belongs.
 func (t *producerTable) find(name string, h uint32) int {
 	mask := len(t.index) - 1
-	for i := int(uint64(h)*0x9e3779b97f4a7c15>>32) & mask; ; i = (i + 1) & mask {
+	for i := home(h, mask); ; i = (i + 1) & mask {
 		e := t.index[i]
 		if e == 0 || uint32(e>>32) == h && t.all[uint32(e)-1].name == name {
 			return i
 		}
 	}
 }
+
+// home is where a probe for hash h starts in an index of mask+1 entries
+// (the hash spread over the index by a multiplication, Fibonacci hashing).
+func home(h uint32, mask int) int { return int(uint64(h)*0x9e3779b97f4a7c15>>32) & mask }
 
 // names lists the producers' names by number.
 func (t *producerTable) names() []string {
@@ -178,7 +182,7 @@ func (t *producerTable) grow() {
 		if e == 0 {
 			continue
 		}
-		i := int(uint64(uint32(e>>32))*0x9e3779b97f4a7c15>>32) & mask
+		i := home(uint32(e>>32), mask)
 		for t.index[i] != 0 {
 			i = (i + 1) & mask
 		}
