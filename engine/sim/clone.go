@@ -127,9 +127,10 @@ func (w *World) clone(live bool) *World {
 	}
 	c.ext.relink(cl)
 
-	c.queue = queue{heap: slices.Clone(w.queue.heap), slab: make([]item, len(w.queue.slab)), free: slices.Clone(w.queue.free)}
-	for _, e := range w.queue.heap {
-		c.queue.slab[e.at] = cl.item(w.queue.slab[e.at])
+	q := &w.queue
+	c.queue = queue{heap: slices.Clone(q.heap), lane: slices.Clone(q.lane), lh: q.lh, slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
+	for at, it := range q.items() {
+		c.queue.slab[at] = cl.item(*it)
 	}
 
 	c.check = w.check.clone(cl)

@@ -4,8 +4,8 @@ package sim
 // A paused process's items wait for it and do not count. It is the
 // snapshot's Due without building the rest of a snapshot.
 func (w *World) Due() bool {
-	for _, e := range w.queue.heap {
-		if it := &w.queue.slab[e.at]; w.live(it) && w.pausedOwner(it) == nil {
+	for _, it := range w.queue.items() {
+		if w.live(it) && w.pausedOwner(it) == nil {
 			return true
 		}
 	}

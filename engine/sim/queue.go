@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"iter"
+
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
 )
@@ -44,16 +46,79 @@ type qent struct {
 	at  int32 // index into queue.slab
 }
 
-// queue is a binary min-heap of items by (due, seq). Payloads live in a
-// slab reused through a free list, so that scheduling allocates nothing
-// once the slab has grown to the most items ever queued at once.
+// queue orders items by (due, seq). Payloads live in a slab reused
+// through a free list, so that scheduling allocates nothing once the slab
+// has grown to the most items ever queued at once.
+//
+// Most items are deliveries, due a fixed time after they are sent, so
+// they come due in the order they were queued: those go into a FIFO lane
+// (lane[lh:]) as long as each is due no earlier than the one before it,
+// and everything else into a binary min-heap. The lane is sorted by
+// (due, seq) — seq only grows — so the next item is the earlier of the
+// lane's head and the heap's top, and the order is exactly the one heap's.
+// A delivery costs a few instructions instead of a heap's sift up and
+// down past the timers queued far ahead (a lab schedule's heap holds
+// 20 to 40 of them).
 type queue struct {
 	heap []qent
+	lane []qent
+	lh   int // the lane's head
 	slab []item
 	free []int32
 }
 
-func (q *queue) len() int { return len(q.heap) }
+func (q *queue) len() int { return len(q.heap) + len(q.lane) - q.lh }
+
+// top is the next entry and whether it is the lane's, or nil.
+func (q *queue) top() (*qent, bool) {
+	if q.lh < len(q.lane) {
+		l := &q.lane[q.lh]
+		if len(q.heap) == 0 || before(l, &q.heap[0]) {
+			return l, true
+		}
+	}
+	if len(q.heap) == 0 {
+		return nil, false
+	}
+	return &q.heap[0], false
+}
+
+// removeNext takes the next entry off the lane or the heap.
+func (q *queue) removeNext(fromLane bool) {
+	if !fromLane {
+		q.removeTop()
+		return
+	}
+	q.lh++
+	switch {
+	case q.lh == len(q.lane):
+		q.lane, q.lh = q.lane[:0], 0
+	case q.lh >= laneShift && 2*q.lh >= len(q.lane):
+		// Half the lane is taken: move the rest down, so that a lane that
+		// never empties reuses its room.
+		n := copy(q.lane, q.lane[q.lh:])
+		q.lane, q.lh = q.lane[:n], 0
+	}
+}
+
+// laneShift is how many taken entries the lane keeps before moving down.
+const laneShift = 32
+
+// items yields every queued item with its slot, in no particular order.
+func (q *queue) items() iter.Seq2[int32, *item] {
+	return func(yield func(int32, *item) bool) {
+		for _, e := range q.heap {
+			if !yield(e.at, &q.slab[e.at]) {
+				return
+			}
+		}
+		for _, e := range q.lane[q.lh:] {
+			if !yield(e.at, &q.slab[e.at]) {
+				return
+			}
+		}
+	}
+}
 
 func (h *queue) less(i, j int) bool {
 	a, b := &h.heap[i], &h.heap[j]
@@ -94,6 +159,13 @@ func (w *World) enqueue(at int32) {
 	q := &w.queue
 	it := &q.slab[at]
 	it.seq = w.seq
+	if it.kind == itemDeliver && (q.lh == len(q.lane) || q.lane[len(q.lane)-1].due <= it.due) {
+		if cap(q.lane) == 0 {
+			q.lane = make([]qent, 0, firstLane)
+		}
+		q.lane = append(q.lane, qent{due: it.due, seq: it.seq, at: at})
+		return
+	}
 	if cap(q.heap) == 0 {
 		q.heap = make([]qent, 0, firstHeap)
 	}
@@ -210,6 +282,7 @@ const compactSlack = 64
 const (
 	firstSlab = 16
 	firstHeap = compactSlack
+	firstLane = 16
 )
 
 // obsolete reports whether an item can never act again, whatever happens
@@ -268,23 +341,25 @@ func (q *queue) release(at int32) {
 
 // peek returns the next item, or nil; the pointer is valid until the queue changes.
 func (w *World) peek() *item {
-	if len(w.queue.heap) == 0 {
+	e, _ := w.queue.top()
+	if e == nil {
 		return nil
 	}
-	return &w.queue.slab[w.queue.heap[0].at]
+	return &w.queue.slab[e.at]
 }
 
 // pop removes the next item and returns it.
 func (w *World) pop() item {
 	q := &w.queue
-	top := q.heap[0]
-	it := q.slab[top.at]
-	q.release(top.at)
-	q.removeTop()
+	top, lane := q.top()
+	at := top.at
+	it := q.slab[at]
+	q.release(at)
+	q.removeNext(lane)
 	return it
 }
 
-// take removes the next item from the heap but keeps its slot, and
+// take removes the next item from the queue but keeps its slot, and
 // returns the slot and a pointer to the item in it. The pointer stays
 // valid until the slot is released, even while the item is performed and
 // schedules others: the slot is not reused meanwhile, and if the slab
@@ -292,21 +367,23 @@ func (w *World) pop() item {
 // writes, alive.
 func (w *World) take() (int32, *item) {
 	q := &w.queue
-	at := q.heap[0].at
-	q.removeTop()
+	top, lane := q.top()
+	at := top.at
+	q.removeNext(lane)
 	return at, &q.slab[at]
 }
 
 // drop removes the next item without returning it.
 func (w *World) drop() {
 	q := &w.queue
-	q.release(q.heap[0].at)
-	q.removeTop()
+	top, lane := q.top()
+	q.release(top.at)
+	q.removeNext(lane)
 }
 
 // each calls f for every queued item, in no particular order.
 func (q *queue) each(f func(it *item)) {
-	for _, e := range q.heap {
-		f(&q.slab[e.at])
+	for _, it := range q.items() {
+		f(it)
 	}
 }

@@ -115,14 +115,13 @@ func sessionFrom(rng intner, ops int) []script.Command {
 
 // liveItems counts what the queue holds that can still act, by kind.
 func liveItems(w *World) (deliveries, others int) {
-	for _, e := range w.queue.heap {
-		it := &w.queue.slab[e.at]
+	w.queue.each(func(it *item) {
 		switch {
 		case it.kind == itemDeliver:
 			deliveries++
 		case !w.obsolete(it):
 			others++
 		}
-	}
+	})
 	return deliveries, others
 }
