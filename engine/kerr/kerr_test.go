@@ -1,6 +1,8 @@
 package kerr
 
 import (
+	"fmt"
+	"math"
 	"testing"
 
 	fkerr "github.com/twmb/franz-go/pkg/kerr"
@@ -55,6 +57,23 @@ func TestRetriableFollowsKafkasExceptions(t *testing.T) {
 		KafkaStorageError: true, OutOfOrderSequenceNumber: false, InvalidProducerEpoch: false, ProducerFenced: false, TransactionAbortable: false} {
 		if c.Retriable() != want {
 			t.Errorf("%s: retriable %v, want %v", c, c.Retriable(), want)
+		}
+	}
+}
+
+// Every code, known or not (the index by code and the table it is made
+// from must agree everywhere, including a gap below the largest code and
+// the codes on either side of the range).
+func TestLookupByCodeMatchesTable(t *testing.T) {
+	for v := math.MinInt16; v <= math.MaxInt16; v++ {
+		c := Code(v)
+		i, known := table[c]
+		want := i.name
+		if !known {
+			want = fmt.Sprintf("UNKNOWN_ERROR_%d", v)
+		}
+		if c.Name() != want || c.Retriable() != i.retriable || c.Description() != i.desc {
+			t.Fatalf("code %d: %q %v %q, want %q %v %q", v, c.Name(), c.Retriable(), c.Description(), want, i.retriable, i.desc)
 		}
 	}
 }
