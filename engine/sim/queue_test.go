@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 )
@@ -79,4 +82,59 @@ func filledItem(t *testing.T) item {
 	}
 	fill(reflect.ValueOf(&src).Elem())
 	return src
+}
+
+// TestQueueOrderWithLane: whatever mix of deliveries (which may take the
+// lane) and other items is queued, at whatever due times, the queue hands
+// them out in (due, seq) order — the order one heap would — and its
+// items are exactly those queued and not yet taken.
+func TestQueueOrderWithLane(t *testing.T) {
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		w := &World{compactAt: 8} // compaction re-heaps: never obsolete, these kinds are all kept
+		type key struct{ due, seq int64 }
+		var want []key // queued, not taken
+		now := int64(0)
+		for op := 0; op < 400; op++ {
+			if r.IntN(3) > 0 || len(want) == 0 {
+				at, it := w.queue.reserve()
+				it.kind = itemDeliver
+				if r.IntN(4) == 0 {
+					it.kind = itemFence
+				}
+				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
+				w.enqueue(at)
+				want = append(want, key{it.due, int64(it.seq)})
+				continue
+			}
+			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
+			var got key
+			switch r.IntN(3) {
+			case 0:
+				it := w.pop()
+				got = key{it.due, int64(it.seq)}
+			case 1:
+				at, it := w.take()
+				got = key{it.due, int64(it.seq)}
+				w.queue.release(at)
+			default:
+				it := w.peek()
+				got = key{it.due, int64(it.seq)}
+				w.drop()
+			}
+			if got != want[0] {
+				t.Fatalf("seed %d op %d: next is due %d seq %d, want due %d seq %d", seed, op, got.due, got.seq, want[0].due, want[0].seq)
+			}
+			want = want[1:]
+			now = got.due
+			var left []key
+			for _, it := range w.queue.items() {
+				left = append(left, key{it.due, int64(it.seq)})
+			}
+			slices.SortFunc(left, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
+			if !slices.Equal(left, want) || w.queue.len() != len(want) {
+				t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
+			}
+		}
+	}
 }
