@@ -135,8 +135,7 @@ func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partitio
 	}
 	slab := env.Slab()
 	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
-	var buf [192]byte // on the stack: the text is kept in the slab
-	t := trace.AppendInt(append(buf[:0], "broker "...), int64(b.ID))
+	t := trace.AppendInt(append(slab.Room(192), "broker "...), int64(b.ID))
 	switch outcome {
 	case "append":
 		t = appendSeq(append(t, " appends "...), &h)

@@ -179,8 +179,7 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 		if env.Tracing() {
 			slab := env.Slab()
 			tp := slab.Partition(r.TP.Topic, r.TP.Partition)
-			var buf [128]byte // on the stack: the text is kept in the slab
-			t := trace.AppendInt(append(buf[:0], "broker "...), int64(b.ID))
+			t := trace.AppendInt(append(slab.Room(128), "broker "...), int64(b.ID))
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = trace.AppendInt(append(t, " to "...), after)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')

@@ -552,8 +552,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	if env.Tracing() {
 		slab := env.Slab()
 		tps := slab.Partition(tp.Topic, tp.Partition)
-		var buf [128]byte // on the stack: the text is kept in the slab
-		t := trace.AppendInt(append(append(buf[:0], p.name...), " enqueues batch #"...), int64(b.ID))
+		t := trace.AppendInt(append(append(slab.Room(128), p.name...), " enqueues batch #"...), int64(b.ID))
 		t = trace.AppendInt(append(t, ": "...), int64(count))
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = trace.AppendInt(append(t, " (serials "...), b.FirstSerial)

@@ -148,8 +148,7 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	if env.Tracing() {
 		slab := env.Slab()
 		tps := slab.Partition(b.TP.Topic, b.TP.Partition)
-		var buf [128]byte // on the stack: the text is kept in the slab
-		t := trace.AppendInt(append(append(buf[:0], p.name...), " batch #"...), int64(b.ID))
+		t := trace.AppendInt(append(append(slab.Room(128), p.name...), " batch #"...), int64(b.ID))
 		if baseOffset < 0 {
 			t = append(t, " counted as sent (acks=0: no answer, no offsets)"...)
 		} else {

@@ -234,8 +234,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			verb = "answers"
 		}
 		fromS, toS, api := from.String(), to.String(), body.Name()
-		var buf [256]byte // on the stack: the text is kept in the slab
-		b := append(append(append(append(append(buf[:0], fromS...), ' '), verb...), ' '), api...)
+		b := append(append(append(append(append(w.slab.Room(256), fromS...), ' '), verb...), ' '), api...)
 		b = trace.AppendInt(append(b, " #"...), int64(id))
 		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
 		if f.delayed {
@@ -279,8 +278,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 // batchRefs lists a produce request's batches as the client numbers them:
 // [{"partition":"orders-0","batch":3}, ...].
 func (w *World) batchRefs(req *msg.ProduceRequest) string {
-	var buf [256]byte // on the stack: the text is kept in the slab
-	b := append(buf[:0], '[')
+	b := append(w.slab.Room(256), '[')
 	for i, pb := range req.Batches {
 		if i > 0 {
 			b = append(b, ',')

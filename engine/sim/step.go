@@ -317,8 +317,7 @@ func expectsAnswer(body msg.Body) bool {
 func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
-	var buf [128]byte // on the stack: the text is kept in the slab
-	b := append(append(append(buf[:0], to...), " receives "...), api...)
+	b := append(append(append(w.slab.Room(128), to...), " receives "...), api...)
 	b = trace.AppendInt(append(b, " #"...), int64(m.ID))
 	b = append(append(append(b, " from "...), from...), note...)
 	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}

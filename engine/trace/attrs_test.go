@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
@@ -218,6 +219,50 @@ func TestBuilderOutgrows(t *testing.T) {
 	b.Int(KeyBroker, 1)
 	s.Text([]byte("in the middle"))
 	b.Done()
+}
+
+// A text appended into the slab's Room is kept where it was written, and
+// what is kept never changes: not when the next text is built in the
+// room, not when a text outgrows its room (it is copied instead), not
+// across blocks. Building in the room while the slab is used for
+// something else panics instead of handing out overwritten bytes.
+func TestSlabRoomKeeps(t *testing.T) {
+	var s Slab
+	type kept struct{ text, want string }
+	var all []kept
+	for i := range 3 * slabText / 40 { // several blocks
+		room := s.Room(40)
+		want := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
+		if i%7 == 3 {
+			want = strings.Repeat("x", cap(room)+1) // more than the room: the text outgrows it
+		}
+		b := append(room, want...)
+		text := s.Text(b)
+		if inPlace := unsafe.StringData(text) == unsafe.SliceData(room[:1]); inPlace != (i%7 != 3) {
+			t.Fatalf("text %d: kept in place %v, room %d for %d bytes", i, inPlace, cap(room), len(want))
+		}
+		all = append(all, kept{text, want})
+	}
+	for i, k := range all {
+		if k.text != k.want {
+			t.Fatalf("kept %d changed: %q, want %q", i, k.text, k.want)
+		}
+	}
+	for name, between := range map[string]func(){
+		"text":       func() { s.Text([]byte("in the middle")) },
+		"attributes": func() { s.Attrs(Attr{"broker", Int(1)}) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatalf("a slab given a %s while a text is built in its room did not panic", name)
+				}
+			}()
+			b := append(s.Room(16), "broker 1"...)
+			between()
+			s.Text(b)
+		}()
+	}
 }
 
 func hasStr(a Attrs, key, want string) bool {
