@@ -243,9 +243,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		}
 		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
 		req, isProduce := body.(*msg.ProduceRequest)
-		var batches string
+		var refs [256]byte // on the stack: the attribute is packed from it
+		var batches []byte
 		if isProduce {
-			batches = w.batchRefs(req)
+			batches = w.appendBatchRefs(refs[:0], req)
 		}
 		// Written straight into the slab: With would copy the event for
 		// each attribute, on the hottest event of a traced run.
@@ -260,7 +261,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		a.Bool(trace.KeyDelayed, f.delayed)
 		a.Str(trace.KeyConnection, conn)
 		if isProduce {
-			a.JSON(trace.KeyBatches, batches)
+			a.JSONBytes(trace.KeyBatches, batches)
 		}
 		e.Attrs = a.Done()
 		w.emit(e)
@@ -274,11 +275,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	return id, c
 }
 
-// summarize is the one-line content of a message for the trace and the UI.
-// batchRefs lists a produce request's batches as the client numbers them:
-// [{"partition":"orders-0","batch":3}, ...].
-func (w *World) batchRefs(req *msg.ProduceRequest) string {
-	b := append(w.slab.Room(256), '[')
+// appendBatchRefs appends the list of a produce request's batches as the
+// client numbers them: [{"partition":"orders-0","batch":3}, ...].
+func (w *World) appendBatchRefs(b []byte, req *msg.ProduceRequest) []byte {
+	b = append(b, '[')
 	for i, pb := range req.Batches {
 		if i > 0 {
 			b = append(b, ',')
@@ -289,7 +289,7 @@ func (w *World) batchRefs(req *msg.ProduceRequest) string {
 		b = trace.AppendInt(b, int64(pb.BatchID))
 		b = append(b, '}')
 	}
-	return w.slab.Text(append(b, ']'))
+	return append(b, ']')
 }
 
 // appendQuoted appends s quoted, as strconv.AppendQuote does: a
@@ -328,6 +328,7 @@ func appendProduceResults(s []byte, b *msg.ProduceResponse) []byte {
 	return s
 }
 
+// summarize is the one-line content of a message for the trace and the UI.
 func summarize(m *msg.Message) string {
 	switch b := m.Body.(type) {
 	case *msg.ProduceRequest: // sent by pointer (client.Scratch)

@@ -287,6 +287,11 @@ func (b *Builder) JSON(k Key, raw string) {
 	b.b = append(appendLen(append(b.b, byte(k), 'j'), len(raw)), raw...)
 }
 
+// JSONBytes is JSON for raw JSON built in a buffer of the caller's.
+func (b *Builder) JSONBytes(k Key, raw []byte) {
+	b.b = append(appendLen(append(b.b, byte(k), 'j'), len(raw)), raw...)
+}
+
 // List appends a list of integers (see List).
 func (b *Builder) List(k Key, v []int64) {
 	var buf [64]byte

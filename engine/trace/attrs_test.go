@@ -281,13 +281,14 @@ func FuzzAttrs(f *testing.F) {
 		in := []Attr{{key, Str(s)}, {key + "i", Int(i)}, {key + "b", Bool(b)}}
 		var sl Slab
 		if k, ok := KeyOf(key); ok {
-			in = append(in, Attr{key, Int(i)}, Attr{key, Bool(b)}, Attr{key, JSON(s)})
+			in = append(in, Attr{key, Int(i)}, Attr{key, Bool(b)}, Attr{key, JSON(s)}, Attr{key, JSON(s)})
 			bd := sl.Begin(len(s))
 			bd.Str(k, s)
 			bd.b = Attrs(bd.b).Append(in[1:3]...)
 			bd.Int(k, i)
 			bd.Bool(k, b)
 			bd.JSON(k, s)
+			bd.JSONBytes(k, []byte(s))
 			if got, want := bd.Done(), Attrs(nil).Append(in...); !reflect.DeepEqual(got, want) {
 				t.Fatalf("the builder packs % x, Append % x", got, want)
 			}

@@ -5,19 +5,46 @@ import "math/bits"
 // AppendInt appends v in decimal to b, as strconv.AppendInt(b, v, 10)
 // does, but writes the digits straight into b, two at a time, where
 // strconv formats them into a buffer of its own and copies them: the
-// produce path's sentences carry some thirty numbers a produce.
+// produce path's sentences carry some thirty numbers a produce, nearly
+// all below 10^8 (ids, offsets, sequences, times), which take a path with
+// no loop.
 func AppendInt(b []byte, v int64) []byte {
 	u := uint64(v)
 	if v < 0 {
 		b = append(b, '-')
 		u = -u
 	}
-	if u < 10 {
+	switch {
+	case u < 1e4:
+		return appendShort(b, u)
+	case u < 1e8:
+		return appendFour(appendShort(b, u/1e4), u%1e4)
+	}
+	return appendLong(b, u)
+}
+
+// appendShort appends u < 10^4.
+func appendShort(b []byte, u uint64) []byte {
+	switch {
+	case u < 10:
 		return append(b, byte('0'+u))
-	}
-	if u < 100 {
+	case u < 100:
 		return append(b, digitPairs[2*u], digitPairs[2*u+1])
+	case u < 1000:
+		lo := u % 100
+		return append(b, byte('0'+u/100), digitPairs[2*lo], digitPairs[2*lo+1])
 	}
+	return appendFour(b, u)
+}
+
+// appendFour appends u < 10^4 as four digits, with leading zeros.
+func appendFour(b []byte, u uint64) []byte {
+	hi, lo := u/100, u%100
+	return append(b, digitPairs[2*hi], digitPairs[2*hi+1], digitPairs[2*lo], digitPairs[2*lo+1])
+}
+
+// appendLong appends any u, two digits at a time.
+func appendLong(b []byte, u uint64) []byte {
 	n := int(bits.Len64(u)*1233) >> 12 // about log10(u): the number of digits, or one less
 	if u >= pow10[n] {
 		n++
