@@ -275,14 +275,15 @@ func (w *World) compact() {
 // compactSlack keeps small queues from being compacted over and over.
 const compactSlack = 64
 
-// firstSlab and firstHeap are the room a new world's queue starts with,
-// instead of growing from one item a step at a time: a lab schedule keeps
-// some 30 to 70 items queued at its busiest, and the heap grows to
-// compactSlack before it is compacted.
+// firstSlab, firstHeap and firstLane are the room a new world's queue
+// starts with, instead of growing from one item a step at a time: a lab
+// schedule keeps some 30 to 70 items queued at its busiest, most of them
+// deliveries in the lane, and the heap grows to compactSlack before it is
+// compacted.
 const (
 	firstSlab = 16
 	firstHeap = compactSlack
-	firstLane = 16
+	firstLane = 64
 )
 
 // obsolete reports whether an item can never act again, whatever happens
