@@ -359,7 +359,8 @@ func (d *doneBatch) batch(id int, p *Producer) Batch {
 // batchSlab is how many batches are allocated at once.
 const batchSlab = 32
 
-// newBatch hands out a batch from the producer's current slab.
+// newBatch hands out a zero batch from the producer's current slab (every
+// slab is new: none is reused).
 func (s *sending) newBatch(made int) *Batch {
 	if len(s.slab) == 0 {
 		// Small at first: most producers of a large world make one batch.
@@ -534,12 +535,12 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	sn := p.sending()
 	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
 	ps := p.part(tp)
+	// The batch is zero (newBatch): only the fields that are not are
+	// written, not the whole struct through a copy built on the stack.
 	b := sn.newBatch(id)
-	*b = Batch{
-		ID: id, TP: tp, Count: count, FirstSerial: p.serial, Key: key,
-		CreatedMs: env.Now(), Timestamp: env.Timestamp(), PID: -1, Epoch: -1, Seq: -1,
-		State: Queued, BaseOffset: -1, ReadyAt: env.Now(), Explicit: hasValue, tp: &ps.tp,
-	}
+	b.ID, b.TP, b.Count, b.FirstSerial, b.Key = id, tp, count, p.serial, key
+	b.CreatedMs, b.Timestamp, b.PID, b.Epoch, b.Seq = env.Now(), env.Timestamp(), -1, -1, -1
+	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.tp = Queued, -1, env.Now(), hasValue, &ps.tp
 	if hasValue {
 		b.Value = value
 	}
