@@ -397,6 +397,29 @@ func (p *Producer) settle() {
 	}
 }
 
+// without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })
+// with no call through a closure and none into the runtime: the lists it
+// is given hold a batch or two.
+func without(list []*Batch, b *Batch) []*Batch {
+	j := 0
+	for _, x := range list {
+		if x != b {
+			list[j] = x
+			j++
+		}
+	}
+	clearBatches(list[j:])
+	return list[:j]
+}
+
+// clearBatches is clear(list) for the short lists of a producer (a batch
+// or two), where the runtime's memclrHasPointers costs more than the loop.
+func clearBatches(list []*Batch) {
+	for i := 0; i < len(list); i++ {
+		list[i] = nil
+	}
+}
+
 // ModeName is "idempotent", "plain" or "transactional".
 func (p *Producer) ModeName() string {
 	switch {
@@ -484,7 +507,7 @@ func (p *Producer) unlinkReq(r *request) {
 
 // recycleReq keeps an unlinked request for reuse.
 func (p *Producer) recycleReq(r *request) {
-	clear(r.batches)
+	clearBatches(r.batches)
 	s := p.sending()
 	spare := s.reqs[len(s.reqs):cap(s.reqs)]
 	if i := slices.Index(spare, nil); i >= 0 {

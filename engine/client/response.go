@@ -136,7 +136,7 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	ps := p.ps(b.TP)
 	if p.cfg.Idempotent {
 		q := ps.lists()
-		q.outstanding = slices.DeleteFunc(q.outstanding, func(x *Batch) bool { return x == b })
+		q.outstanding = without(q.outstanding, b)
 		if b.PID == ps.pid && b.Epoch == ps.epoch {
 			ps.lastAcked = max(ps.lastAcked, b.LastSeq())
 		}
@@ -246,9 +246,9 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 	b.State, b.Err, b.ErrText = state, code, reason
 	ps := p.ps(b.TP)
 	q := ps.lists()
-	q.queue = slices.DeleteFunc(q.queue, func(x *Batch) bool { return x == b })
+	q.queue = without(q.queue, b)
 	wasOutstanding := slices.Contains(q.outstanding, b)
-	q.outstanding = slices.DeleteFunc(q.outstanding, func(x *Batch) bool { return x == b })
+	q.outstanding = without(q.outstanding, b)
 	if p.cfg.Idempotent && wasOutstanding {
 		switch {
 		case state == Expired:

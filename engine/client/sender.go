@@ -136,16 +136,16 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		for _, ba := range batches {
 			p.ack(ba, -1, env)
 		}
-		clear(batches)
+		clearBatches(batches)
 		p.settle()
 		return true
 	}
 	r := p.addReq(id, b)
-	r.batches = append(r.batches, batches...)
-	clear(batches)
-	for _, ba := range r.batches {
+	for _, ba := range batches {
 		ba.Request = id
+		r.batches = append(r.batches, ba) // one by one: no copy through the runtime for a batch or two
 	}
+	clearBatches(batches)
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 	return true
 }
