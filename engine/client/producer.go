@@ -300,10 +300,12 @@ func (p *Producer) NumBatches() int { return p.done.Len() + len(p.recent()) }
 // every batch before them: what BatchAt returns for them never changes.
 func (p *Producer) Settled() int { return p.done.Len() }
 
-// BatchAt returns (a copy of) the batch with id i+1.
-func (p *Producer) BatchAt(i int) Batch {
+// BatchAt returns (a copy of) the batch with id i+1. A settled batch is
+// written field by field into the result, not built and copied.
+func (p *Producer) BatchAt(i int) (b Batch) {
 	if i < p.done.Len() {
-		return p.done.Ptr(i).batch(i+1, p)
+		p.done.Ptr(i).fill(&b, i+1)
+		return b
 	}
 	return *p.s.recent[i-p.done.Len()] // i < NumBatches: not quiet
 }
@@ -351,9 +353,11 @@ func (b *Batch) settled() doneBatch {
 		sends: int32(b.Sends), err: b.Err, state: b.State}
 }
 
-func (d *doneBatch) batch(id int, p *Producer) Batch {
-	return Batch{ID: id, TP: *d.tp, Count: d.count, FirstSerial: d.firstSerial,
-		PID: -1, Epoch: -1, Seq: d.seq, Sends: int(d.sends), State: d.state, BaseOffset: d.baseOffset, Err: d.err, Bytes: d.bytes}
+// fill writes the batch d keeps, with this id, into the zero batch b.
+func (d *doneBatch) fill(b *Batch, id int) {
+	b.ID, b.TP, b.Count, b.FirstSerial = id, *d.tp, d.count, d.firstSerial
+	b.PID, b.Epoch, b.Seq, b.Sends, b.State = -1, -1, d.seq, int(d.sends), d.state
+	b.BaseOffset, b.Err, b.Bytes = d.baseOffset, d.err, d.bytes
 }
 
 // batchSlab is how many batches are allocated at once.
