@@ -46,6 +46,12 @@ func (p *Producer) Clone() *Producer {
 		c.parts[i] = &q
 	}
 	if p.s != nil {
+		for _, b := range c.s.recent {
+			i, _ := p.partIndex(b.TP) // the clone's parts are the original's, in the same order
+			b.ps = c.parts[i]
+		}
+	}
+	if p.s != nil {
 		c.s.reqs = make([]*request, len(p.s.reqs))
 		for i, r := range p.s.reqs {
 			q := *r

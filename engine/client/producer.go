@@ -106,7 +106,7 @@ type Batch struct {
 	ErrText     string
 	Bytes       []byte // the bytes of the last send
 	seqReset    bool
-	tp          *msg.TP // TP as its partition's state keeps it, for the batch once done
+	ps          *partitionState // its partition's state (a clone's batch, the clone's) while it is not done: no search by name
 }
 
 // RecordValue is the value of the batch's i-th record.
@@ -349,7 +349,7 @@ type doneBatch struct {
 
 // settled is what is kept of b once it is done.
 func (b *Batch) settled() doneBatch {
-	return doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, tp: b.tp, seq: b.Seq, count: b.Count,
+	return doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, tp: &b.ps.tp, seq: b.Seq, count: b.Count,
 		sends: int32(b.Sends), err: b.Err, state: b.State}
 }
 
@@ -450,9 +450,14 @@ func (p *Producer) part(tp msg.TP) *partitionState {
 		return ps
 	}
 	ps := &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
-	i, _ := slices.BinarySearchFunc(p.parts, tp, func(x *partitionState, tp msg.TP) int { return compareTP(x.tp, tp) })
+	i, _ := p.partIndex(tp)
 	p.parts = slices.Insert(p.parts, i, ps)
 	return ps
+}
+
+// partIndex is where the state of tp is, or would go, in p.parts.
+func (p *Producer) partIndex(tp msg.TP) (int, bool) {
+	return slices.BinarySearchFunc(p.parts, tp, func(x *partitionState, tp msg.TP) int { return compareTP(x.tp, tp) })
 }
 
 func compareTP(a, b msg.TP) int {
@@ -567,7 +572,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	b := sn.newBatch(id)
 	b.ID, b.TP, b.Count, b.FirstSerial, b.Key = id, tp, count, p.serial, key
 	b.CreatedMs, b.Timestamp, b.PID, b.Epoch, b.Seq = env.Now(), env.Timestamp(), -1, -1, -1
-	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.tp = Queued, -1, env.Now(), hasValue, &ps.tp
+	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.ps = Queued, -1, env.Now(), hasValue, ps
 	if hasValue {
 		b.Value = value
 	}

@@ -118,6 +118,8 @@ func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 
 // noteWritten records a late success for a batch that had already expired.
 func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
+	// Looked up by name: b is done, and a done batch may be settled and
+	// shared with a clone whose partitions are its own.
 	ps := p.ps(b.TP)
 	if !p.cfg.Idempotent || b.PID != ps.pid || b.Epoch != ps.epoch {
 		return
@@ -133,7 +135,7 @@ func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
 
 func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
-	ps := p.ps(b.TP)
+	ps := b.ps
 	if p.cfg.Idempotent {
 		q := ps.lists()
 		q.outstanding = without(q.outstanding, b)
@@ -177,7 +179,7 @@ func (p *Producer) canRetry(b *Batch, code kerr.Code, now int64) bool {
 	if !p.cfg.Idempotent {
 		return code.Retriable()
 	}
-	ps := p.ps(b.TP)
+	ps := b.ps
 	if code == kerr.OutOfOrderSequenceNumber {
 		if !ps.unresolved && (b.seqReset || b.Seq-ps.lastAcked != 1) {
 			// Not the next batch: an earlier one is still on its way; retry.
@@ -221,7 +223,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
 	b.Attempts++
 	b.ReadyAt = env.Now() + p.backoff(b.Attempts, env.Jitter())
-	q := p.ps(b.TP).lists()
+	q := b.ps.lists()
 	i := 0
 	if p.cfg.Idempotent {
 		for i < len(q.queue) && q.queue[i].Seq >= 0 && q.queue[i].Seq < b.Seq {
@@ -244,7 +246,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 // batch and for one whose retries ran out.
 func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, adjust bool, env Env) {
 	b.State, b.Err, b.ErrText = state, code, reason
-	ps := p.ps(b.TP)
+	ps := b.ps
 	q := ps.lists()
 	q.queue = without(q.queue, b)
 	wasOutstanding := slices.Contains(q.outstanding, b)

@@ -40,7 +40,7 @@ func TestCanRetryOutOfOrder(t *testing.T) {
 				p.txn = &txnManager{}
 			}
 			p.parts = []*partitionState{{tp: tp, lastAcked: tt.lastAcked, unresolved: tt.unresolved, unresolvedSeq: tt.unresolvedSeq, pid: 7}}
-			b := &Batch{TP: tp, Seq: tt.seq, Count: 2, PID: 7, seqReset: tt.seqReset}
+			b := &Batch{TP: tp, Seq: tt.seq, Count: 2, PID: 7, seqReset: tt.seqReset, ps: p.parts[0]}
 			if got := p.canRetry(b, kerr.OutOfOrderSequenceNumber, 0); got != tt.wantRetry {
 				t.Errorf("canRetry = %v, want %v", got, tt.wantRetry)
 			}
@@ -62,7 +62,7 @@ func TestCanRetryLimits(t *testing.T) {
 		want     bool
 	}{{0, 10, true}, {1, 10, true}, {2, 10, false}, {0, 1000, false}}
 	for _, tt := range tests {
-		b := &Batch{TP: tp, Seq: 0, Count: 1, Attempts: tt.attempts}
+		b := &Batch{TP: tp, Seq: 0, Count: 1, Attempts: tt.attempts, ps: p.parts[0]}
 		if got := p.canRetry(b, kerr.NotEnoughReplicas, tt.now); got != tt.want {
 			t.Errorf("attempts %d at %d ms: canRetry = %v, want %v", tt.attempts, tt.now, got, tt.want)
 		}
