@@ -121,14 +121,16 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	}
 	// Sent by pointer, cut from the world's slabs: boxed into a msg.Body,
 	// the request would be an allocation of its own, its batches another.
-	// Neither changes once sent.
+	// Neither changes once sent. Both come zero from the slabs: only their
+	// fields are written, not whole structs built and copied.
 	req := sc.produceReqs.New()
-	*req = msg.ProduceRequest{TransactionalID: p.cfg.TransactionalID, Acks: p.cfg.Acks, TimeoutMs: int32(p.cfg.RequestTimeoutMs),
-		Batches: sc.produceBatches.Make(len(batches)), TV2: p.txn != nil && p.txn.tv2}
-	for _, ba := range batches {
+	req.TransactionalID, req.Acks, req.TimeoutMs = p.cfg.TransactionalID, p.cfg.Acks, int32(p.cfg.RequestTimeoutMs)
+	req.Batches, req.TV2 = sc.produceBatches.Make(len(batches))[:len(batches)], p.txn != nil && p.txn.tv2
+	for i, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight
-		req.Batches = append(req.Batches, msg.ProduceBatch{TP: ba.TP, Data: ba.Bytes, BatchID: ba.ID, BaseSeq: ba.Seq})
+		pb := &req.Batches[i]
+		pb.TP, pb.Data, pb.BatchID, pb.BaseSeq = ba.TP, ba.Bytes, ba.ID, ba.Seq
 	}
 	id := p.send(b, req, env)
 	if p.cfg.Acks == 0 {
