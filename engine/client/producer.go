@@ -397,7 +397,7 @@ func (p *Producer) settle() {
 		n++
 	}
 	if n > 0 {
-		p.s.recent = slices.Delete(p.s.recent, 0, n) // keeps the capacity
+		p.s.recent = dropFront(p.s.recent, n) // keeps the capacity
 	}
 }
 
@@ -414,6 +414,18 @@ func without(list []*Batch, b *Batch) []*Batch {
 	}
 	clearBatches(list[j:])
 	return list[:j]
+}
+
+// dropFront is slices.Delete(list, 0, n) (the capacity kept, the room let
+// go cleared) with no calls into the runtime for the few batches a
+// producer's lists mostly hold.
+func dropFront(list []*Batch, n int) []*Batch {
+	m := len(list) - n
+	for i := 0; i < m; i++ {
+		list[i] = list[i+n]
+	}
+	clearBatches(list[m:])
+	return list[:m]
 }
 
 // clearBatches is clear(list) for the short lists of a producer (a batch
@@ -507,7 +519,9 @@ func (p *Producer) unlinkReq(r *request) {
 	s := p.s // r was in flight: not quiet
 	if i := slices.Index(s.reqs, r); i >= 0 {
 		n := len(s.reqs)
-		copy(s.reqs[i:], s.reqs[i+1:])
+		for ; i < n-1; i++ { // a handful in flight: no copy through the runtime
+			s.reqs[i] = s.reqs[i+1]
+		}
 		s.reqs[n-1] = nil // the spare ones follow it
 		s.reqs = s.reqs[:n-1]
 	}

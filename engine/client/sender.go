@@ -110,7 +110,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			continue
 		}
 		if first := p.drainable(ps, env.Now()); first != nil {
-			ps.q.queue = slices.Delete(ps.q.queue, 0, 1) // keeps the capacity for the next batch
+			ps.q.queue = dropFront(ps.q.queue, 1) // keeps the capacity for the next batch
 			p.prepare(ps, first, env)
 			batches = append(batches, first)
 		}
