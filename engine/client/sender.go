@@ -206,6 +206,9 @@ func insertBySeq(list []*Batch, b *Batch) []*Batch {
 	for i < len(list) && list[i].Seq < b.Seq {
 		i++
 	}
+	if i == len(list) {
+		return append(list, b) // the usual case: a first drain has the highest sequence
+	}
 	return slices.Insert(list, i, b)
 }
 
