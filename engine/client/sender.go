@@ -106,6 +106,9 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	sc := env.Scratch()
 	batches := sc.drained[:0]
 	for _, ps := range p.parts {
+		if len(ps.waiting()) == 0 {
+			continue // nothing to drain (drainable's first test): no need to ask for its leader
+		}
 		if leader, ok := env.Leader(ps.tp); !ok || leader != b {
 			continue
 		}
