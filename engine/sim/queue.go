@@ -360,20 +360,6 @@ func (w *World) pop() item {
 	return it
 }
 
-// take removes the next item from the queue but keeps its slot, and
-// returns the slot and a pointer to the item in it. The pointer stays
-// valid until the slot is released, even while the item is performed and
-// schedules others: the slot is not reused meanwhile, and if the slab
-// grows, the pointer keeps the old array, whose copy of the item nothing
-// writes, alive.
-func (w *World) take() (int32, *item) {
-	q := &w.queue
-	top, lane := q.top()
-	at := top.at
-	q.removeNext(lane)
-	return at, &q.slab[at]
-}
-
 // drop removes the next item without returning it.
 func (w *World) drop() {
 	q := &w.queue

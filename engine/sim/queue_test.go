@@ -113,8 +113,10 @@ func TestQueueOrderWithLane(t *testing.T) {
 			case 0:
 				it := w.pop()
 				got = key{it.due, int64(it.seq)}
-			case 1:
-				at, it := w.take()
+			case 1: // as a step takes it: off the queue, performed in its slot, released
+				head, inLane := w.queue.top()
+				at, it := head.at, &w.queue.slab[head.at]
+				w.queue.removeNext(inLane)
 				got = key{it.due, int64(it.seq)}
 				w.queue.release(at)
 			default:

@@ -21,21 +21,26 @@ const noLimit = int64(1<<63 - 1)
 // (an advance), periodic tasks due by then count even when no item is.
 func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 	evs, ok := w.step(limit)
-	kind := actIdle
-	if ok {
-		kind = actStep
+	switch {
+	case !ok:
+		w.record(action{kind: actIdle, limit: limit})
+		return evs, ok
+	case w.run.at > 0 && w.run.limit == limit:
+		// What record does with a step that continues the open run of
+		// steps, most steps, without building an action to hand it.
+		w.run.at++
+		w.run.after = w.steps
+	default:
+		w.record(action{kind: actStep, limit: limit})
 	}
-	w.record(action{kind: kind, limit: limit})
-	if ok {
-		w.maybeCheckpoint()
-	}
+	w.maybeCheckpoint()
 	return evs, ok
 }
 
 func (w *World) step(limit int64) ([]trace.Event, bool) {
 	for {
-		next := w.peek()
-		if next == nil || next.due > limit {
+		head, inLane := w.queue.top()
+		if head == nil || head.due > limit {
 			if limit == noLimit {
 				return nil, false
 			}
@@ -49,6 +54,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 			w.steps--
 			return nil, false
 		}
+		next := &w.queue.slab[head.at]
 		if !w.live(next) {
 			w.drop()
 			continue
@@ -65,9 +71,14 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 			return w.finishStep(), true
 		}
 		// A periodic task that did nothing scheduled nothing: the head is
-		// still the item. It is performed where it lies in the slab, not
-		// copied out; its slot is released once it has been performed.
-		at, it := w.take()
+		// still the item. It leaves the queue and is performed where it
+		// lies in the slab, not copied out; its slot is released once it
+		// has been performed. The pointer stays valid meanwhile, even as
+		// the item schedules others: the slot is not reused, and if the
+		// slab grows, the pointer keeps the old array (whose copy of the
+		// item nothing writes) alive.
+		at, it := head.at, next
+		w.queue.removeNext(inLane)
 		w.now = max(before, it.due)
 		did := w.perform(it)
 		w.queue.release(at)
