@@ -151,7 +151,11 @@ func agreedPrefix(f, l *partition.Log) int64 {
 // maybeAdvanceHW moves the leader's high watermark to the smallest log end
 // offset among the ISR (never while the ISR is under min.insync.replicas), tells followers that have not seen it (except the
 // one being answered right now, whose answer carries it), then completes
-// produce requests it now covers.
+// produce requests it now covers. Like Kafka (Partition.updateFollowerFetchState
+// calls tryCompleteDelayedRequests only if leaderHWIncremented), purgatory is
+// looked at only when the high watermark moved: an entry waits for high
+// watermarks only, and leadership moving away settles it through
+// failPending.
 func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	if b.underMinIsr(r) {
 		// Kafka 3.7+ (KAFKA-15583): under min.insync.replicas the high
@@ -197,8 +201,8 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 				env.Fetch(f.id, r.TP)
 			}
 		}
+		b.completeSatisfied(env)
 	}
-	b.completeSatisfied(env)
 }
 
 // CheckISR removes followers that have not caught up within
