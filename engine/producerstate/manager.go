@@ -217,7 +217,16 @@ func (m *Manager) FirstUnstableOffset() (int64, bool) {
 }
 
 // OnHighWatermark forgets completed transactions whose marker is now below hw.
+// The log calls it on every high watermark update, almost always with no
+// completed transaction waiting: that case stays a length check, inlined
+// into the caller.
 func (m *Manager) OnHighWatermark(hw int64) {
+	if len(m.unreplicated) > 0 {
+		m.forgetReplicated(hw)
+	}
+}
+
+func (m *Manager) forgetReplicated(hw int64) {
 	m.unreplicated = slices.DeleteFunc(m.unreplicated, func(t Txn) bool { return t.LastOffset < hw })
 }
 
