@@ -223,12 +223,14 @@ func (l *Log) LastStableOffset() int64 {
 // only, one field of the stored bytes a step.
 func (l *Log) BatchAt(offset int64) int {
 	n := l.batches.Len()
-	if n == 0 {
+	if n == 0 || offset >= l.end {
+		// No batch reaches the log end (the last one ends just below it):
+		// the usual question of a follower that is caught up.
 		return -1
 	}
 	if last := l.batches.Ptr(n - 1); last.BaseOffset() <= offset {
 		if offset > last.LastOffset() {
-			return -1 // past the end: the usual question of a follower that is caught up
+			return -1
 		}
 		return n - 1
 	}
