@@ -98,9 +98,6 @@ func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int 
 	r.Log.SetHighWatermark(min(resp.HighWatermark, r.Log.LogEndOffset()))
 	again := n > 0 || r.refetch
 	r.refetch = false
-	if again {
-		defer env.Fetch(b.ID, resp.TP)
-	}
 	if n > 0 {
 		if env.Tracing() {
 			env.Emit(b.ev("replica.append", "copies "+strconv.Itoa(n)+" batch(es) of "+resp.TP.String()+" from broker "+strconv.Itoa(r.Leader)+
@@ -108,6 +105,9 @@ func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int 
 				With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
 				With("high_watermark", trace.Int(r.Log.HighWatermark())))
 		}
+	}
+	if again {
+		env.Fetch(b.ID, resp.TP) // after replica.append: the trace tells of the copy before the fetch that reports it
 	}
 	return n
 }
