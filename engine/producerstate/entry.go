@@ -155,7 +155,9 @@ func (e *Entry) setEpoch(epoch int16) {
 func (e *Entry) push(m BatchMeta) {
 	if e.n == NumBatchesToRetain {
 		e.first = e.more[0]
-		copy(e.more[:], e.more[1:])
+		for i := range len(e.more) - 1 { // a few small copies: cheaper than a call to memmove
+			e.more[i] = e.more[i+1]
+		}
 		e.n--
 	}
 	if e.n > 0 && e.more == nil {
