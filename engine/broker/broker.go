@@ -165,6 +165,7 @@ type Broker struct {
 	pending      map[int]*pendingProduce // by request id
 	pendingOrder []int                   // their ids in arrival order
 	conns        map[int]*clientConn     // by connection id (unique in the world, whoever opened it)
+	solo         soloConn                // one more connection, not in conns
 	spareConns   []*clientConn           // answered connections' records, for reuse
 	txns         map[string]*txnState    // transactions this broker coordinates
 	pidNext      int64
@@ -266,6 +267,7 @@ func (b *Broker) Kill() {
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)
+	b.solo = soloConn{}
 	for _, tp := range b.order {
 		b.replicas.get(tp).fetching = false
 	}
@@ -282,6 +284,7 @@ func (b *Broker) Start(clean bool, env Env) error {
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)
+	b.solo = soloConn{}
 	for _, tp := range b.order {
 		r := b.replicas.get(tp)
 		if clean {
@@ -359,26 +362,64 @@ type answered struct {
 	body msg.Body
 }
 
+// soloConn is a connection with exactly one request outstanding and no
+// answer waiting, kept out of conns: the usual case (one request in flight
+// on the connection) then costs no map insert and delete. A connection is
+// in conns or in solo, never both.
+type soloConn struct {
+	conn, id int
+	set      bool
+}
+
 // arrive records a client request that will be answered.
 func (b *Broker) arrive(m *msg.Message) {
+	if b.solo.set && b.solo.conn == m.Conn {
+		b.unsolo() // a second request on the connection
+	}
 	c := b.conns[m.Conn]
 	if c == nil {
-		if n := len(b.spareConns); n > 0 {
-			c = b.spareConns[n-1]
-			b.spareConns = b.spareConns[:n-1]
-			clear(c.ready)
-			c.order, c.ready = c.order[:0], c.ready[:0]
-		} else {
-			c = &clientConn{}
+		if !b.solo.set {
+			b.solo = soloConn{conn: m.Conn, id: m.ID, set: true}
+			return
 		}
+		c = b.newConn()
 		b.conns[m.Conn] = c
 	}
 	c.order = append(c.order, m.ID)
 }
 
+// newConn is an empty connection record, a spare one if there is one.
+func (b *Broker) newConn() *clientConn {
+	n := len(b.spareConns)
+	if n == 0 {
+		return &clientConn{}
+	}
+	c := b.spareConns[n-1]
+	b.spareConns = b.spareConns[:n-1]
+	clear(c.ready)
+	c.order, c.ready = c.order[:0], c.ready[:0]
+	return c
+}
+
+// unsolo moves the solo connection into conns.
+func (b *Broker) unsolo() {
+	c := b.newConn()
+	c.order = append(c.order, b.solo.id)
+	b.conns[b.solo.conn] = c
+	b.solo = soloConn{}
+}
+
 // answer sends the answer to request id once every earlier request on the
 // connection has been answered.
 func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
+	if b.solo.set && b.solo.conn == conn {
+		if b.solo.id == id {
+			b.solo = soloConn{}
+			env.Reply(b.ID, to, conn, id, body)
+			return
+		}
+		b.unsolo() // an answer that must wait for the earlier one
+	}
 	c := b.conns[conn]
 	if c == nil {
 		return

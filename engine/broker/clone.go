@@ -15,7 +15,7 @@ func (b *Broker) Clone() *Broker {
 	c := &Broker{ID: b.ID, cfg: b.cfg, alive: b.alive, order: slices.Clone(b.order),
 		pending: make(map[int]*pendingProduce, len(b.pending)), pendingOrder: slices.Clone(b.pendingOrder),
 		conns: make(map[int]*clientConn, len(b.conns)), txns: make(map[string]*txnState, len(b.txns)),
-		pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
+		solo: b.solo, pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
 	c.replicas.topics = slices.Clone(b.replicas.topics)
 	for _, parts := range b.replicas.parts {
 		cp := make([]*Replica, len(parts))
