@@ -162,8 +162,8 @@ type Broker struct {
 	alive        bool
 	replicas     replicaSet
 	order        []msg.TP
-	pending      map[int]*pendingProduce // by request id
-	pendingOrder []int                   // their ids in arrival order
+	pendingOrder []*pendingProduce       // the purgatory, in arrival order
+	pending      map[int]*pendingProduce // its entries by request id while there are two or more (findPending)
 	conns        map[int]*clientConn     // by connection id (unique in the world, whoever opened it)
 	solo         soloConn                // one more connection, not in conns
 	spareConns   []*clientConn           // answered connections' records, for reuse
@@ -185,7 +185,7 @@ type Broker struct {
 
 // New creates a live broker with no replicas.
 func New(id int, cfg Config) *Broker {
-	return &Broker{ID: id, cfg: cfg, alive: true, pending: map[int]*pendingProduce{}, conns: map[int]*clientConn{}}
+	return &Broker{ID: id, cfg: cfg, alive: true, conns: map[int]*clientConn{}}
 }
 
 // keepTxn remembers the coordinator's view of transaction id. The map is
@@ -335,7 +335,7 @@ func (b *Broker) NextExpiry() int64 {
 }
 
 // PendingRequests is the number of requests waiting in purgatory.
-func (b *Broker) PendingRequests() int { return len(b.pending) }
+func (b *Broker) PendingRequests() int { return len(b.pendingOrder) }
 
 // PIDBlock reports the broker's current producer-id block [next, end).
 func (b *Broker) PIDBlock() (next, end int64) { return b.pidNext, b.pidEnd }

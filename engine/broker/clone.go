@@ -13,7 +13,6 @@ import (
 // coordinates.
 func (b *Broker) Clone() *Broker {
 	c := &Broker{ID: b.ID, cfg: b.cfg, alive: b.alive, order: slices.Clone(b.order),
-		pending: make(map[int]*pendingProduce, len(b.pending)), pendingOrder: slices.Clone(b.pendingOrder),
 		conns: make(map[int]*clientConn, len(b.conns)), txns: make(map[string]*txnState, len(b.txns)),
 		solo: b.solo, pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
 	c.replicas.topics = slices.Clone(b.replicas.topics)
@@ -27,10 +26,19 @@ func (b *Broker) Clone() *Broker {
 		}
 		c.replicas.parts = append(c.replicas.parts, cp)
 	}
-	for id, p := range b.pending {
+	if b.pendingOrder != nil {
+		c.pendingOrder = make([]*pendingProduce, len(b.pendingOrder))
+	}
+	for i, p := range b.pendingOrder {
 		q := *p
 		q.results, q.waitFor = slices.Clone(p.results), slices.Clone(p.waitFor)
-		c.pending[id] = &q // markers is never changed: shared
+		c.pendingOrder[i] = &q // markers is never changed: shared
+	}
+	if len(c.pendingOrder) >= 2 {
+		c.pending = make(map[int]*pendingProduce, len(c.pendingOrder))
+		for _, q := range c.pendingOrder {
+			c.pending[q.request] = q
+		}
 	}
 	for k, cc := range b.conns {
 		c.conns[k] = &clientConn{order: slices.Clone(cc.order), ready: slices.Clone(cc.ready)}

@@ -74,8 +74,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 	p := b.pendings.New()
 	*p = pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
 		results: results, waitFor: append(b.waitFor.Make(len(waitFor)), waitFor...)}
-	b.pending[m.ID] = p
-	b.pendingOrder = append(b.pendingOrder, m.ID)
+	b.addPending(p)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
@@ -199,20 +198,64 @@ func (b *Broker) completeSatisfied(env Env) {
 		return
 	}
 	// Answers are sent in request order; answering may add nothing here.
+	indexed := len(b.pendingOrder) >= 2
 	waiting := b.pendingOrder[:0]
-	for _, id := range b.pendingOrder {
-		p, ok := b.pending[id]
-		if !ok {
-			continue
-		}
+	for _, p := range b.pendingOrder {
 		if !b.settle(p) {
-			waiting = append(waiting, id)
+			waiting = append(waiting, p)
 			continue
 		}
-		delete(b.pending, id)
+		if indexed {
+			delete(b.pending, p.request)
+		}
 		b.reply(p, env)
 	}
 	b.pendingOrder = waiting
+	if indexed && len(waiting) == 1 {
+		delete(b.pending, waiting[0].request)
+	}
+}
+
+// addPending puts p, the latest request to arrive, in purgatory.
+func (b *Broker) addPending(p *pendingProduce) {
+	b.pendingOrder = append(b.pendingOrder, p)
+	switch len(b.pendingOrder) {
+	case 1:
+		return
+	case 2:
+		if b.pending == nil {
+			b.pending = make(map[int]*pendingProduce)
+		}
+		first := b.pendingOrder[0]
+		b.pending[first.request] = first
+	}
+	b.pending[p.request] = p
+}
+
+// removePending takes p out of purgatory.
+func (b *Broker) removePending(p *pendingProduce) {
+	indexed := len(b.pendingOrder) >= 2
+	b.pendingOrder = slices.DeleteFunc(b.pendingOrder, func(q *pendingProduce) bool { return q == p })
+	if indexed {
+		delete(b.pending, p.request)
+		if len(b.pendingOrder) == 1 {
+			delete(b.pending, b.pendingOrder[0].request)
+		}
+	}
+}
+
+// findPending is request's purgatory entry, or nil.
+func (b *Broker) findPending(request int) *pendingProduce {
+	switch len(b.pendingOrder) {
+	case 0:
+		return nil
+	case 1:
+		if p := b.pendingOrder[0]; p.request == request {
+			return p
+		}
+		return nil
+	}
+	return b.pending[request]
 }
 
 // settle decides the partitions whose high watermark now covers their
@@ -246,12 +289,11 @@ func (b *Broker) settleResults(results []msg.ProduceResult, waitFor []int64) boo
 // OnProduceTimeout answers a purgatory entry whose request timeout passed
 // with REQUEST_TIMED_OUT for the partitions not yet covered.
 func (b *Broker) OnProduceTimeout(request int, env Env) bool {
-	p, ok := b.pending[request]
-	if !ok || !b.alive {
+	p := b.findPending(request)
+	if p == nil || !b.alive {
 		return false
 	}
-	delete(b.pending, request)
-	b.pendingOrder = slices.DeleteFunc(b.pendingOrder, func(id int) bool { return id == request })
+	b.removePending(p)
 	for i := range p.results {
 		if p.waitFor[i] >= 0 {
 			p.results[i].Error = kerr.RequestTimedOut
@@ -268,8 +310,7 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 // failPending answers waiting requests for tp with NOT_LEADER_OR_FOLLOWER
 // (leadership moved away).
 func (b *Broker) failPending(tp msg.TP, env Env) {
-	for _, id := range b.pendingOrder {
-		p := b.pending[id]
+	for _, p := range b.pendingOrder {
 		for i, res := range p.results {
 			if res.TP == tp && p.waitFor[i] >= 0 {
 				p.results[i].Error, p.results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
@@ -282,8 +323,7 @@ func (b *Broker) failPending(tp msg.TP, env Env) {
 
 // HasPending reports whether request waits in this broker's purgatory.
 func (b *Broker) HasPending(request int) bool {
-	_, ok := b.pending[request]
-	return ok
+	return b.findPending(request) != nil
 }
 
 // refused applies a `fail request` fault: the leader answers the batch with

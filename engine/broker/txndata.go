@@ -72,8 +72,7 @@ func (b *Broker) HandleWriteTxnMarkers(m *msg.Message, req msg.WriteTxnMarkersRe
 		b.reply(p, env)
 		return
 	}
-	b.pending[m.ID] = p
-	b.pendingOrder = append(b.pendingOrder, m.ID)
+	b.addPending(p)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
