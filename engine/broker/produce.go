@@ -58,8 +58,8 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 		b.arrive(m)
 	}
 	wait := false
-	for _, pb := range req.Batches {
-		res, w := b.produceOne(m, req.Acks, req.TransactionalID, req.TV2, pb, env)
+	for i := range req.Batches { // by pointer: a batch is 64 bytes
+		res, w := b.produceOne(m, req.Acks, req.TransactionalID, req.TV2, &req.Batches[i], env)
 		results = append(results, res)
 		waitFor = append(waitFor, w)
 		wait = wait || w >= 0
@@ -78,7 +78,7 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
-func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, pb msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
+func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
 	res := msg.ProduceResult{TP: pb.TP, BaseSeq: pb.BaseSeq, BaseOffset: -1, LogStartOffset: -1}
 	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
@@ -123,7 +123,7 @@ func (b *Broker) replicate(r *Replica, env Env) {
 }
 
 // decisionEvent is the produce.decision trace event (keys: docs/trace.md).
-func (b *Broker) decisionEvent(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) trace.Event {
+func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) trace.Event {
 	h, _ := record.ParseHeader(pb.Data)
 	outcome := "reject"
 	switch {
@@ -328,8 +328,8 @@ func (b *Broker) HasPending(request int) bool {
 
 // refused applies a `fail request` fault: the leader answers the batch with
 // a retriable error before any append, and the connection stays up.
-func (b *Broker) refused(m *msg.Message, pb msg.ProduceBatch, ar *partition.AppendResult, env Env) bool {
-	code, ok := env.Refusal(m.From, pb)
+func (b *Broker) refused(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, env Env) bool {
+	code, ok := env.Refusal(m.From, *pb)
 	if !ok {
 		return false
 	}
@@ -347,7 +347,7 @@ func (b *Broker) underMinIsr(r *Replica) bool { return len(r.ISR) < b.minInsync(
 // appendChecked runs the leader's checks that come before the log, in
 // Kafka's order — the transaction's first write verified with the
 // coordinator, then min.insync.replicas for acks=all — and appends.
-func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, pb msg.ProduceBatch, env Env) partition.AppendResult {
+func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, env Env) partition.AppendResult {
 	if code := b.joinCheck(txnID, tv2, pb.TP, pb.Data, env); code != kerr.None {
 		return partition.AppendResult{Error: code, BaseOffset: -1,
 			Reason: fmt.Sprintf("the transaction coordinator answers %s for this partition", code.Name())}
