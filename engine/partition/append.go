@@ -43,7 +43,8 @@ func (r *AppendResult) Appended() bool {
 // appends it, stamping offset and leader epoch into bytes 0-15.
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	res := AppendResult{BaseOffset: -1, LastOffset: -1, LogStartOffset: l.start}
-	h, code, reason := l.validateClientBatch(data)
+	var h record.Header
+	code, reason := l.validateClientBatch(data, &h)
 	if code != kerr.None {
 		res.Error, res.Reason = code, reason
 		return res
@@ -69,38 +70,39 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	return res
 }
 
-func (l *Log) validateClientBatch(data []byte) (record.Header, kerr.Code, string) {
-	h, err := record.ParseHeader(data)
+// validateClientBatch parses data's header into *h and checks the batch.
+func (l *Log) validateClientBatch(data []byte, h *record.Header) (kerr.Code, string) {
+	err := record.ParseHeaderTo(data, h)
 	_, badMagic := err.(*record.MagicError) // ParseHeader's errors are not wrapped
 	switch {
 	case badMagic:
-		return h, kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error()
+		return kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error()
 	case err != nil:
-		return h, kerr.CorruptMessage, err.Error()
+		return kerr.CorruptMessage, err.Error()
 	case len(data) < h.Size():
-		return h, kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data))
+		return kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data))
 	case len(data) > h.Size():
-		return h, kerr.InvalidRecord, "exactly one batch per partition is allowed"
+		return kerr.InvalidRecord, "exactly one batch per partition is allowed"
 	case h.BaseOffset != 0:
-		return h, kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset)
+		return kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset)
 	case h.Size() > l.cfg.MaxMessageBytes:
-		return h, kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes)
+		return kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes)
 	}
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values.
-	if err := l.dec.CheckParsed(&h, data); err != nil {
-		return h, kerr.CorruptMessage, err.Error()
+	if err := l.dec.CheckParsed(h, data); err != nil {
+		return kerr.CorruptMessage, err.Error()
 	}
 	switch {
 	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
-		return h, kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount)
+		return kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount)
 	case h.Attributes.Control():
-		return h, kerr.InvalidRecord, "clients may not send control batches"
+		return kerr.InvalidRecord, "clients may not send control batches"
 	case h.HasProducerID() && h.BaseSequence < 0:
-		return h, kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence)
+		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence)
 	}
-	return h, kerr.None, ""
+	return kerr.None, ""
 }
 
 // appendBytes stores data at the log end. A leader stores a copy with its
@@ -135,7 +137,8 @@ func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader bool) int64
 // decompress its records — only the leader validates them; the producer
 // state needs the header alone. A marker's records are read.
 func (l *Log) AppendAsFollower(stored []byte) error {
-	h, err := record.ParseHeader(stored)
+	h := &l.scratch.Header // parsed in place: replay reads the scratch batch
+	err := record.ParseHeaderTo(stored, h)
 	switch {
 	case err != nil:
 	case len(stored) < h.Size():
@@ -145,7 +148,7 @@ func (l *Log) AppendAsFollower(stored []byte) error {
 	case record.ComputeCRC(stored[:h.Size()]) != h.CRC:
 		err = &record.CRCError{Stored: h.CRC, Computed: record.ComputeCRC(stored[:h.Size()])}
 	default:
-		l.scratch.Header, l.scratch.Records = h, l.scratch.Records[:0]
+		l.scratch.Records = l.scratch.Records[:0]
 	}
 	if err != nil {
 		return fmt.Errorf("%s: follower append: %w", l.name, err)

@@ -8,11 +8,17 @@ import (
 
 // sameVerdict fails unless Check says of data what Decode says: the same
 // header and the same error, type and text; and unless HeaderParses says
-// what ParseHeader does.
+// what ParseHeader does, and ParseHeaderTo, into a header that held
+// another batch's, what ParseHeader does.
 func sameVerdict(t *testing.T, d *Decoder, data []byte) {
 	t.Helper()
-	if _, err := ParseHeader(data); HeaderParses(data) != (err == nil) {
+	ph, err := ParseHeader(data)
+	if HeaderParses(data) != (err == nil) {
 		t.Fatalf("HeaderParses %v, ParseHeader: %v\nin %x", HeaderParses(data), err, data)
+	}
+	to := Header{BaseOffset: 7, ProducerID: 9, RecordsCount: 3, Magic: Magic}
+	if terr := ParseHeaderTo(data, &to); to != ph || fmt.Sprintf("%T %v", terr, terr) != fmt.Sprintf("%T %v", err, err) {
+		t.Fatalf("ParseHeaderTo: %+v, %v\nParseHeader: %+v, %v\nin %x", to, terr, ph, err, data)
 	}
 	var b Batch
 	derr := (&Decoder{}).Decode(data, &b)

@@ -175,11 +175,22 @@ func appendHeader(dst []byte, h *Header, batchLength int32, crc uint32) []byte {
 // ParseHeader reads the 61-byte header at the start of b without checking
 // the CRC or the records. b may be longer than the header.
 func ParseHeader(b []byte) (Header, error) {
+	var h Header
+	err := ParseHeaderTo(b, &h)
+	return h, err
+}
+
+// ParseHeaderTo is ParseHeader writing the header into *h (the zero Header
+// if b is too short to hold one), for a caller that keeps it in place — a
+// log's scratch batch, the header it validates — instead of copying it out
+// of a result.
+func ParseHeaderTo(b []byte, h *Header) error {
 	if len(b) < HeaderSize {
-		return Header{}, &TruncatedError{Need: HeaderSize, Have: len(b)}
+		*h = Header{}
+		return &TruncatedError{Need: HeaderSize, Have: len(b)}
 	}
 	be := binary.BigEndian
-	h := Header{
+	*h = Header{
 		BaseOffset:           int64(be.Uint64(b[BaseOffsetOffset:])),
 		BatchLength:          int32(be.Uint32(b[BatchLengthOffset:])),
 		PartitionLeaderEpoch: int32(be.Uint32(b[PartitionLeaderEpochOffset:])),
@@ -195,12 +206,12 @@ func ParseHeader(b []byte) (Header, error) {
 		RecordsCount:         int32(be.Uint32(b[RecordsCountOffset:])),
 	}
 	if h.Magic != Magic {
-		return h, &MagicError{Magic: h.Magic}
+		return &MagicError{Magic: h.Magic}
 	}
 	if h.BatchLength < HeaderSize-LogOverhead {
-		return h, &CorruptError{Offset: BatchLengthOffset, Reason: fmt.Sprintf("batchLength %d is below the minimum %d", h.BatchLength, HeaderSize-LogOverhead)}
+		return &CorruptError{Offset: BatchLengthOffset, Reason: fmt.Sprintf("batchLength %d is below the minimum %d", h.BatchLength, HeaderSize-LogOverhead)}
 	}
-	return h, nil
+	return nil
 }
 
 // HeaderParses reports whether ParseHeader(b) returns no error, without
