@@ -24,6 +24,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -502,7 +503,7 @@ type replicaSet struct {
 
 func (s *replicaSet) get(tp msg.TP) *Replica {
 	for i, t := range s.topics {
-		if t == tp.Topic {
+		if sameString(t, tp.Topic) {
 			if tp.Partition >= 0 && tp.Partition < len(s.parts[i]) {
 				return s.parts[i][tp.Partition]
 			}
@@ -510,6 +511,13 @@ func (s *replicaSet) get(tp msg.TP) *Replica {
 		}
 	}
 	return nil
+}
+
+// sameString is t == u without a call to the runtime's memequal when both
+// share their bytes, as a topic's name mostly does: the call, with the
+// registers saved around it, is most of a lookup's cost.
+func sameString(t, u string) bool {
+	return len(t) == len(u) && (unsafe.StringData(t) == unsafe.StringData(u) || t == u)
 }
 
 func (s *replicaSet) put(tp msg.TP, r *Replica) {
