@@ -7,8 +7,17 @@ import "math/bits"
 // strconv formats them into a buffer of its own and copies them: the
 // produce path's sentences carry some thirty numbers a produce, nearly
 // all below 10^8 (ids, offsets, sequences, times), which take a path with
-// no loop.
+// no loop. A single digit, a good part of them (epochs, counts, brokers),
+// is written where AppendInt is called: this much is inlined.
 func AppendInt(b []byte, v int64) []byte {
+	if uint64(v) < 10 {
+		return append(b, byte('0'+v))
+	}
+	return appendDecimal(b, v)
+}
+
+// appendDecimal is AppendInt past a single digit.
+func appendDecimal(b []byte, v int64) []byte {
 	u := uint64(v)
 	if v < 0 {
 		b = append(b, '-')
