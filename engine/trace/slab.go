@@ -77,7 +77,7 @@ func (s *Slab) Room(n int) []byte {
 
 // Text returns b as a string kept in the slab, for an event's text: where
 // it is if b was appended to Room's bytes and still fits there, else a
-// copy (b typically built on the caller's stack).
+// copy (a text that outgrew its room, or was built elsewhere).
 func (s *Slab) Text(b []byte) string {
 	if len(b) == 0 {
 		return ""
