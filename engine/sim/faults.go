@@ -45,19 +45,34 @@ func (f *armedFault) key() faultKey {
 	return faultKey{2, f.producer}
 }
 
+// fewFaults is how many armed faults are looked through one by one
+// before they are indexed by key: a lab schedule keeps a few armed while
+// every message is checked against them, and hashing a key (and keeping
+// the index up to date) costs more than comparing a few faults' keys.
+const fewFaults = 8
+
 // armFault adds an armed fault.
 func (w *World) armFault(f *armedFault) {
 	w.faults = append(w.faults, f)
-	if w.faultsBy == nil {
-		w.faultsBy = map[faultKey][]*armedFault{}
+	switch {
+	case w.faultsBy != nil:
+		k := f.key()
+		w.faultsBy[k] = append(w.faultsBy[k], f)
+	case len(w.faults) > fewFaults:
+		w.indexFaults()
 	}
-	k := f.key()
-	w.faultsBy[k] = append(w.faultsBy[k], f)
 }
 
 // fired removes a fault that fired.
 func (w *World) fired(f *armedFault) {
 	w.faults = slices.DeleteFunc(w.faults, func(x *armedFault) bool { return x == f })
+	if w.faultsBy == nil {
+		return
+	}
+	if len(w.faults) <= fewFaults {
+		w.faultsBy = nil
+		return
+	}
 	k := f.key()
 	w.faultsBy[k] = slices.DeleteFunc(w.faultsBy[k], func(x *armedFault) bool { return x == f })
 	if len(w.faultsBy[k]) == 0 {
@@ -65,14 +80,28 @@ func (w *World) fired(f *armedFault) {
 	}
 }
 
-// indexFaults rebuilds the index of the armed faults (a copy of the world).
+// indexFaults indexes the armed faults by key when there are more than a
+// few (and drops the index of a copy of the world that has few).
 func (w *World) indexFaults() {
 	w.faultsBy = nil
-	faults := w.faults
-	w.faults = nil
-	for _, f := range faults {
-		w.armFault(f)
+	if len(w.faults) <= fewFaults {
+		return
 	}
+	w.faultsBy = make(map[faultKey][]*armedFault, len(w.faults))
+	for _, f := range w.faults {
+		k := f.key()
+		w.faultsBy[k] = append(w.faultsBy[k], f)
+	}
+}
+
+// armedFor returns the faults that may wait for k, in arming order: those
+// of the index's entry, or all of them when there are few (the caller
+// passes by those of another key).
+func (w *World) armedFor(k faultKey) []*armedFault {
+	if w.faultsBy != nil {
+		return w.faultsBy[k]
+	}
+	return w.faults
 }
 
 func (f *armedFault) describe() string {
@@ -150,7 +179,7 @@ func (w *World) applyFaults(fl *flight) {
 	if fl.cn.ext != nil && !faultable(m.Body) {
 		return
 	}
-	if len(w.faultsBy) == 0 {
+	if len(w.faults) == 0 {
 		return
 	}
 	var k faultKey
@@ -162,7 +191,10 @@ func (w *World) applyFaults(fl *flight) {
 	default:
 		k = faultKey{1, m.From.Client}
 	}
-	for _, f := range w.faultsBy[k] {
+	for _, f := range w.armedFor(k) {
+		if f.key() != k {
+			continue
+		}
 		var hit bool
 		if f.markers {
 			req, ok := m.Body.(msg.WriteTxnMarkersRequest)
@@ -233,11 +265,12 @@ func (w *World) armRefusal(c *script.FailRequest) error {
 // it fires once.
 func (e brokerEnv) Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool) {
 	w := e.w
-	if len(w.faultsBy) == 0 {
+	if len(w.faults) == 0 {
 		return kerr.None, false
 	}
-	for _, f := range w.faultsBy[faultKey{3, from.Client}] {
-		if f.tp != pb.TP || f.selector && f.seq != pb.BaseSeq {
+	k := faultKey{3, from.Client}
+	for _, f := range w.armedFor(k) {
+		if f.key() != k || f.tp != pb.TP || f.selector && f.seq != pb.BaseSeq {
 			continue
 		}
 		w.fired(f)

@@ -266,7 +266,7 @@ type World struct {
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
-	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for
+	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for; nil while there are few (armedFor)
 	nextFault   int
 	fenceAt     map[int]int64
 	pending     []trace.Event    // emitted and not flushed yet, when the trace is not kept
