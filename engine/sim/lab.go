@@ -184,7 +184,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 	res := LabResult{Anomalies: w.Anomalies()}
 	var dec record.Decoder
 	var batch record.Batch
-	seen := map[int64]bool{} // the serials visible in the partition counted; cleared for the next, keeping its room
+	var seen serialSet // the serials visible in the partition counted; cleared for the next, keeping its room
 	for _, m := range w.parts {
 		lead := m.leader
 		if lead == 0 {
@@ -192,7 +192,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 		}
 		log := w.brokers[lead-1].Replica(m.tp).Log
 		hw := log.HighWatermark()
-		clear(seen)
+		seen.clear()
 		last := int64(-1)
 		log.EachBatch(0, func(_ int, st *partition.Stored) bool {
 			if dec.Decode(st.Bytes, &batch) != nil {
@@ -206,11 +206,11 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 				if !ok {
 					continue
 				}
-				if seen[serial] {
+				if seen.has(serial) {
 					res.Duplicates++
 					continue
 				}
-				seen[serial] = true
+				seen.add(serial)
 				if serial < last {
 					res.Reordered++
 				}
@@ -232,7 +232,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 				case client.Acked:
 					res.Acked++
 					for i := int64(0); i < int64(b.Count); i++ {
-						if !seen[b.FirstSerial+i] {
+						if !seen.has(b.FirstSerial + i) {
 							res.Lost++
 						}
 					}
@@ -250,6 +250,60 @@ func labSerial(v []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// The producer writes its serials in plain decimal digits: those are
+	// read here without making a string of them; anything else is left to
+	// ParseInt, which decides as before.
+	if len(s) > 0 && len(s) <= 18 {
+		n := int64(0)
+		for _, c := range s {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = 10*n + int64(c-'0')
+		}
+		if n >= 0 {
+			return n, true
+		}
+	}
 	n, err := strconv.ParseInt(string(s), 10, 64)
 	return n, err == nil
+}
+
+// serialSet is a set of serials. A lab producer numbers its records from
+// 0, so the set is a slice by serial (a map costs a hash a record, and the
+// count looks every record up); serials out of its range go to a map.
+type serialSet struct {
+	in  []bool
+	out map[int64]bool
+}
+
+// serialsIn bounds the serials kept in the slice.
+const serialsIn = 1 << 16
+
+func (s *serialSet) has(n int64) bool {
+	if n >= 0 && n < int64(len(s.in)) {
+		return s.in[n]
+	}
+	return s.out[n]
+}
+
+func (s *serialSet) add(n int64) {
+	if n < 0 || n >= serialsIn {
+		if s.out == nil {
+			s.out = map[int64]bool{}
+		}
+		s.out[n] = true
+		return
+	}
+	if n >= int64(len(s.in)) {
+		s.in = append(s.in, make([]bool, int(n)+1-len(s.in))...)
+	}
+	s.in[n] = true
+}
+
+// clear empties the set, keeping its room.
+func (s *serialSet) clear() {
+	clear(s.in)
+	clear(s.out)
 }
