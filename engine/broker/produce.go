@@ -333,7 +333,7 @@ func (b *Broker) refused(m *msg.Message, pb *msg.ProduceBatch, ar *partition.App
 	if !ok {
 		return false
 	}
-	*ar = partition.AppendResult{Error: code, BaseOffset: -1, Reason: fmt.Sprintf("the leader refuses it with %s before appending anything (fail request)", code.Name())}
+	*ar = partition.AppendResult{Error: code, BaseOffset: -1, Reason: "the leader refuses it with " + code.Name() + " before appending anything (fail request)"}
 	return true
 }
 

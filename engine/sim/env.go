@@ -80,7 +80,11 @@ func (s *producerSlot) Ready(broker int) bool {
 // request.timeout.ms): what it sent still arrives; nothing comes back.
 func (s *producerSlot) CloseConnection(broker int) {
 	if c := s.w.currentConn(connPair{opener: msg.ClientAddr(s.name()), broker: broker}, &s.pairs[broker-1]); c != nil {
-		s.w.closeConn(c, closedByOpener, fmt.Sprintf("%s closes it after request.timeout.ms", s.name()))
+		why := "" // closeConn puts it in the trace only
+		if s.w.tracing() {
+			why = s.name() + " closes it after request.timeout.ms"
+		}
+		s.w.closeConn(c, closedByOpener, why)
 	}
 }
 
@@ -215,11 +219,11 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	}
 	switch {
 	case c.closed != connOpen:
-		f.lost, f.lostWhy = true, "it was written to a connection that is already closed"
+		f.lost, f.lostHow = true, lostWrittenShut
 	case c.brokeAt != 0:
-		f.lost, f.lostWhy = true, fmt.Sprintf("the connection broke at #%d", c.brokeAt)
+		f.lost, f.lostHow, f.lostAt = true, lostBroken, c.brokeAt
 	case refused:
-		f.lost, f.lostWhy = true, fmt.Sprintf("broker %d is down: the connection is refused", to.Broker)
+		f.lost, f.lostHow, f.lostAt = true, lostRefused, to.Broker
 	default:
 		w.applyFaults(f)
 	}
@@ -267,7 +271,11 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		w.emit(e)
 	}
 	if refused && c.closed == connOpen {
-		w.closeConn(c, closedByRefusal, fmt.Sprintf("broker %d is down", to.Broker))
+		why := "" // closeConn puts it in the trace only
+		if w.tracing() {
+			why = "broker " + strconv.Itoa(to.Broker) + " is down"
+		}
+		w.closeConn(c, closedByRefusal, why)
 	}
 	if resp {
 		w.read(c, replyTo)

@@ -211,7 +211,7 @@ func (w *World) applyFaults(fl *flight) {
 		if f.action == script.Lose {
 			// TCP loses nothing alone: the connection breaks here, and this
 			// message and everything after it, both ways, are gone.
-			fl.lost, fl.lostWhy = true, "the connection breaks here"
+			fl.lost, fl.lostHow = true, lostBreaksHere
 			fl.cn.brokeAt = m.ID
 		} else {
 			fl.delayed = true

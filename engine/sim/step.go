@@ -257,7 +257,7 @@ func (w *World) deliver(it *item) bool {
 	f := &it.fl
 	m := &f.m
 	c := f.cn
-	lost, why := f.lost, f.lostWhy
+	lost := f.lost
 	if !lost && f.dir == toBroker && c.closed == connOpen && c.busy != 0 && c.busy != m.ID {
 		// The broker reads a connection's next request only once it has
 		// answered the one before (Kafka mutes the channel meanwhile), and
@@ -273,7 +273,7 @@ func (w *World) deliver(it *item) bool {
 		readNext = lost || !expectsAnswer(m.Body)
 	}
 	c.wire--
-	did := w.receive(f, lost, why)
+	did := w.receive(f, lost)
 	w.afterDeliver(c)
 	if readNext {
 		w.readNext(c)
@@ -283,23 +283,29 @@ func (w *World) deliver(it *item) bool {
 
 // receive is deliver once the message is off the wire: it is lost after
 // all, or its receiver handles it.
-func (w *World) receive(f *flight, lost bool, why string) bool {
+func (w *World) receive(f *flight, lost bool) bool {
 	m := &f.m
 	c := f.cn
-	if !lost {
-		switch {
-		case c.closed == closedReset:
-			lost, why = true, "the connection was reset"
-		case c.closed == closedByOpener && f.dir == toOpener:
-			lost, why = true, fmt.Sprintf("%s closed the connection", c.key.opener)
-		case c.closed == closedByBroker && f.dir == toBroker:
-			lost, why = true, fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
-		case f.dir == toBroker && !w.broker(m.To.Broker).Alive():
-			lost, why = true, fmt.Sprintf("broker %d is down", m.To.Broker)
-		}
+	arrived := !lost // on the wire: why it is lost now is put into words only for the trace
+	if arrived {
+		lost = c.closed == closedReset || c.closed == closedByOpener && f.dir == toOpener ||
+			c.closed == closedByBroker && f.dir == toBroker || f.dir == toBroker && !w.broker(m.To.Broker).Alive()
 	}
 	if lost {
 		if w.tracing() {
+			why := f.lostWhy()
+			if arrived {
+				switch {
+				case c.closed == closedReset:
+					why = "the connection was reset"
+				case c.closed == closedByOpener && f.dir == toOpener:
+					why = fmt.Sprintf("%s closed the connection", c.key.opener)
+				case c.closed == closedByBroker && f.dir == toBroker:
+					why = fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
+				default:
+					why = fmt.Sprintf("broker %d is down", m.To.Broker)
+				}
+			}
 			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
 				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
 				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
@@ -238,12 +239,41 @@ func (s *producerSlot) config() []client.Setting {
 type flight struct {
 	m       msg.Message
 	due     int64
-	lost    bool   // it will not arrive: its connection broke at or before it
-	lostWhy string // why, for the trace
+	lost    bool    // it will not arrive: its connection broke at or before it
+	lostHow lostHow // why, for the trace (lostWhy)
 	delayed bool
+	lostAt  int           // lostBroken: the message the connection broke at; lostRefused: the broker that is down
 	to      *producerSlot // the receiving producer, if a producer receives it
 	cn      *connection   // the connection it travels on
 	dir     uint8         // toBroker or toOpener
+}
+
+// lostHow is why a message sent is lost, kept as a kind (and the number
+// in flight.lostAt) and put into words only for an event that tells of
+// it: most worlds that lose messages trace nothing.
+type lostHow uint8
+
+const (
+	lostNot         lostHow = iota
+	lostWrittenShut         // written to a connection already closed
+	lostBroken              // the connection broke at an earlier message
+	lostRefused             // the broker is down
+	lostBreaksHere          // a fault breaks the connection at this message
+)
+
+// lostWhy is why f is lost, in the trace's words.
+func (f *flight) lostWhy() string {
+	switch f.lostHow {
+	case lostWrittenShut:
+		return "it was written to a connection that is already closed"
+	case lostBroken:
+		return "the connection broke at #" + strconv.Itoa(f.lostAt)
+	case lostRefused:
+		return "broker " + strconv.Itoa(f.lostAt) + " is down: the connection is refused"
+	case lostBreaksHere:
+		return "the connection breaks here"
+	}
+	return ""
 }
 
 // World is the whole simulated system. It is deterministic: the same seed
