@@ -108,6 +108,10 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (kerr.Code, str
 // appendBytes stores data at the log end. A leader stores a copy with its
 // offset and epoch stamped in; a follower keeps the leader's stored bytes
 // themselves (AppendAsFollower).
+// firstBatches is the room a log's first batch comes with: a log that
+// gets one batch gets more (a lab schedule appends some ten to each).
+const firstBatches = 8
+
 func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader bool) int64 {
 	l.maybeRoll(len(data))
 	b, base := data[:len(data):len(data)], l.end
@@ -115,6 +119,9 @@ func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader bool) int64
 		b = l.arena.Copy(data)
 		record.SetBaseOffset(b, base)
 		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
+	}
+	if l.batches.Len() == 0 {
+		l.batches.Reserve(firstBatches)
 	}
 	l.batches.Append(Stored{Bytes: b})
 	l.active.Size += int64(len(b))

@@ -66,6 +66,15 @@ func (l *List[T]) Append(v T) {
 	}
 }
 
+// Reserve gives an empty list room for its first n entries (at most a
+// chunk) at once, for a list that is known to grow past a few: the first
+// chunk otherwise grows from one entry, doubling.
+func (l *List[T]) Reserve(n int) {
+	if l.n == 0 && cap(l.tail) < n {
+		l.tail = make([]T, 0, min(n, chunkLen))
+	}
+}
+
 // Truncate keeps the first n entries.
 func (l *List[T]) Truncate(n int) {
 	if n >= l.n {
