@@ -270,10 +270,16 @@ func (w *World) compact() {
 		q.down(i)
 	}
 	w.compactAt = 2*len(kept) + compactSlack
+	w.sweepAt = 2*len(kept) + sweepSlack
 }
 
-// compactSlack keeps small queues from being compacted over and over.
-const compactSlack = 64
+// compactSlack keeps small queues from being compacted over and over, as
+// sweepSlack does for the compactions a step makes when the next timer
+// turns out to be stale (step).
+const (
+	compactSlack = 64
+	sweepSlack   = 8
+)
 
 // firstSlab, firstHeap and firstLane are the room a new world's queue
 // starts with, instead of growing from one item a step at a time: a lab

@@ -326,6 +326,7 @@ type World struct {
 	periodicRuns int
 	everyPeriod  bool
 	compactAt    int            // queue length at which stale timers are dropped
+	sweepAt      int            // heap length at which a stale timer coming due has the others dropped with it
 	arena        hist.Arena     // where producers keep the bytes of their batches
 	scratch      client.Scratch // what they encode them with
 	// What snapshots decoded, kept for the next ones (views.go).
@@ -365,7 +366,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
 	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)
-	w.compactAt = compactSlack
+	w.compactAt, w.sweepAt = compactSlack, sweepSlack
 	w.check = newChecker()
 	w.diagnoses, w.lastReplay = nil, nil // they judged the checker just dropped
 	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
