@@ -191,7 +191,7 @@ func (w *World) clientPairs(name string) []pairState {
 // openConn returns the pair's current connection, opening the next one if
 // the last was closed and its opener knows it (or there was none).
 func (w *World) openConn(p connPair, ps *pairState) *connection {
-	if c := ps.c; c != nil && (c.closed == connOpen || !c.openerKnows) {
+	if c := ps.open(); c != nil {
 		return c
 	}
 	if ps.idle != 0 {
@@ -213,6 +213,19 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	ps.c = c
 	w.conns[c.id] = c
 	return c
+}
+
+// open is the connection the pair's opener writes to (open, or closed
+// without its opener knowing yet), or nil: a new one is needed. ps may be
+// nil (not at hand).
+func (ps *pairState) open() *connection {
+	if ps == nil {
+		return nil
+	}
+	if c := ps.c; c != nil && (c.closed == connOpen || !c.openerKnows) {
+		return c
+	}
+	return nil
 }
 
 // currentConn is the pair's open connection, or nil; p names the pair.

@@ -184,9 +184,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	w.nextMsgID++
 	id := w.nextMsgID
 	resp := body.IsResponse()
-	pair, dir := endsOf(from, to, body)
+	dir := uint8(toBroker)
 	var c *connection
 	if resp {
+		dir = toOpener
 		// Once the answer is on its way (or goes nowhere), the broker reads
 		// the connection's next request: w.read, last thing before returning.
 		c = w.conns[conn]
@@ -201,7 +202,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			}
 			return id, nil
 		}
-	} else {
+	} else if c = ps.open(); c == nil {
+		// The pair is named only to find its state or open a connection:
+		// most requests go out on the connection their sender has open.
+		pair, _ := endsOf(from, to, body)
 		if ps == nil {
 			ps = w.pairOf(pair)
 		}
