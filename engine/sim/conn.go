@@ -215,6 +215,28 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	return c
 }
 
+// connByID is w.conns[id], looked up through a small cache: every answer
+// names the connection its request came by, mostly one of a few.
+func (w *World) connByID(id int) *connection {
+	e := &w.connCache[id&(len(w.connCache)-1)]
+	if c := *e; c != nil && c.id == id {
+		return c
+	}
+	c := w.conns[id]
+	if c != nil {
+		*e = c
+	}
+	return c
+}
+
+// dropConn removes c from w.conns (and so from the cache).
+func (w *World) dropConn(c *connection) {
+	delete(w.conns, c.id)
+	if e := &w.connCache[c.id&(len(w.connCache)-1)]; *e == c {
+		*e = nil
+	}
+}
+
 // open is the connection the pair's opener writes to (open, or closed
 // without its opener knowing yet), or nil: a new one is needed. ps may be
 // nil (not at hand).
@@ -264,7 +286,7 @@ func (w *World) idleConn(c *connection) {
 	if s := c.slot; s.p != nil && !s.removed && s.p.Pending() {
 		return // it has batches to send: it will use the connection again soon
 	}
-	delete(w.conns, c.id)
+	w.dropConn(c)
 	c.ps.c, c.ps.idle = nil, int32(c.id)
 	if s := c.slot; s.p != nil && !s.removed {
 		s.p.Compact() // a quiet producer keeps no room to go faster either
@@ -390,7 +412,7 @@ func (w *World) dropInbox(c *connection) {
 // its opener knows it is closed.
 func (w *World) maybeForget(c *connection) {
 	if c.closed != connOpen && c.wire == 0 && c.openerKnows {
-		delete(w.conns, c.id)
+		w.dropConn(c)
 		if c.ps.c == c {
 			c.ps.c = nil
 		}
@@ -413,7 +435,7 @@ func (w *World) closeNotice(c *connection, at int64) item {
 // flight on that connection.
 func (w *World) connClosed(it *item) bool {
 	k := it.conn
-	if c := w.conns[it.ref]; c != nil {
+	if c := w.connByID(it.ref); c != nil {
 		c.openerKnows = true
 		defer w.maybeForget(c)
 	}

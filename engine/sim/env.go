@@ -190,7 +190,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		dir = toOpener
 		// Once the answer is on its way (or goes nowhere), the broker reads
 		// the connection's next request: w.read, last thing before returning.
-		c = w.conns[conn]
+		c = w.connByID(conn)
 		if c == nil || c.closed != connOpen {
 			if w.tracing() {
 				w.emit(trace.New("message.drop", fmt.Sprintf("%s cannot send %s #%d to %s: that connection is closed, so the answer goes nowhere", from, body.Name(), id, to)).

@@ -317,6 +317,7 @@ type World struct {
 	quiet       bool                // replaying: build no events (the trace is copied)
 	benv        *brokerEnv          // the brokers' view of the world
 	conns       map[int]*connection // by id: the connections not forgotten yet
+	connCache   [8]*connection      // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
 	nextConn    int
 	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
@@ -365,6 +366,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.producers = producerTable{}
 	w.fenceAt = map[int]int64{}
 	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
+	w.connCache = [8]*connection{}
 	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)
 	w.compactAt, w.sweepAt = compactSlack, sweepSlack
 	w.check = newChecker()
