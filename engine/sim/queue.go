@@ -285,9 +285,10 @@ const (
 // starts with, instead of growing from one item a step at a time: a lab
 // schedule keeps some 30 to 70 items queued at its busiest, most of them
 // deliveries in the lane, and the heap grows to compactSlack before it is
-// compacted.
+// compacted. A slab that started smaller would grow to 64 items anyway,
+// through chunks of 16 and 32 it copies and drops.
 const (
-	firstSlab = 16
+	firstSlab = 64
 	firstHeap = compactSlack
 	firstLane = 64
 )
