@@ -179,6 +179,7 @@ type request struct {
 	init    bool
 	txn     bool // a transactional request (AddPartitions, AddOffsets, TxnOffsetCommit, EndTxn)
 	batches []*Batch
+	one     [1]*Batch // room for the first batch: a produce request mostly carries one
 }
 
 // Producer models the Java producer's sender and idempotence bookkeeping.
@@ -504,6 +505,7 @@ func (p *Producer) addReq(id, b int) *request {
 		*r = request{batches: r.batches[:0]}
 	} else {
 		r = &request{}
+		r.batches = r.one[:0]
 	}
 	r.id, r.broker = id, b
 	s.reqs = append(s.reqs, r) // ids only grow: the list stays sorted
