@@ -293,6 +293,7 @@ type World struct {
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
+	sends       slab.Slab[sentRecords]      // the history's sends (compactForm)
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
