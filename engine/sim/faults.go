@@ -132,7 +132,8 @@ func (w *World) arm(c *script.Fault) error {
 		return w.unknownProducer(c.Producer)
 	}
 	w.nextFault++
-	f := &armedFault{id: w.nextFault, action: c.Action, target: c.Target, producer: c.Producer}
+	f := w.armed.New() // never changed once armed: copies of the world share it
+	f.id, f.action, f.target, f.producer = w.nextFault, c.Action, c.Target, c.Producer
 	if c.HasSelector {
 		tp := msg.TP{Topic: c.TP.Topic, Partition: c.TP.Partition}
 		if w.meta(tp) == nil {
@@ -250,7 +251,8 @@ func (w *World) armRefusal(c *script.FailRequest) error {
 		return fmt.Errorf("unknown error %s", c.Error)
 	}
 	w.nextFault++
-	f := &armedFault{id: w.nextFault, refusal: code, producer: c.Producer, tp: tp, selector: c.HasSeq, seq: c.Seq}
+	f := w.armed.New()
+	f.id, f.refusal, f.producer, f.tp, f.selector, f.seq = w.nextFault, code, c.Producer, tp, c.HasSeq, c.Seq
 	w.armFault(f)
 	if w.tracing() {
 		w.emit(trace.New("fault.armed", "armed: "+f.describe()).

@@ -294,6 +294,7 @@ type World struct {
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
 	sends       slab.Slab[sentRecords]      // the history's sends (compactForm)
+	armed       slab.Slab[armedFault]       // the faults armed
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
