@@ -128,7 +128,7 @@ func (w *World) clone(live bool) *World {
 	c.ext.relink(cl)
 
 	q := &w.queue
-	c.queue = queue{heap: slices.Clone(q.heap), lane: slices.Clone(q.lane), lh: q.lh, slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
+	c.queue = queue{heap: slices.Clone(q.heap), lane: q.lane.clone(), slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
 	for at, it := range q.items() {
 		c.queue.slab[at] = cl.item(*it)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"iter"
+	"slices"
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -58,23 +59,77 @@ type qent struct {
 // lane's head and the heap's top, and the order is exactly the one heap's.
 // A delivery costs a few instructions instead of a heap's sift up and
 // down past the timers queued far ahead (a lab schedule's heap holds
-// 20 to 40 of them).
+// 20 to 40 of them). An item of another kind that is due at once when
+// queued (a producer's sender woken to send what it was just given, most
+// of them) goes before the lane's head when the head is due later, in
+// the room the lane keeps there: it is the earliest of the lane, and the
+// lane stays in order.
 type queue struct {
 	heap []qent
-	lane []qent
-	lh   int // the lane's head
+	lane fifo
 	slab []item
 	free []int32
 }
 
-func (q *queue) len() int { return len(q.heap) + len(q.lane) - q.lh }
+// fifo is the lane: entries in (due, seq) order, from the head e[h]; the
+// entries before the head are room for one to go in front of it.
+type fifo struct {
+	e []qent
+	h int
+}
+
+// laneFront is the room a lane keeps before its head once it has been
+// emptied or moved down.
+const laneFront = 4
+
+// fits reports whether an entry due at due may join the lane at its end:
+// no earlier than its last (seq only grows, so the lane stays in order).
+func (l *fifo) fits(due int64) bool { return l.h == len(l.e) || l.e[len(l.e)-1].due <= due }
+
+func (l *fifo) push(e qent) {
+	if cap(l.e) == 0 {
+		l.e, l.h = make([]qent, laneFront, firstLane), laneFront
+	}
+	l.e = append(l.e, e)
+}
+
+// pushFront puts e before the head, if it is due before the head (its seq
+// is the newest) and there is room.
+func (l *fifo) pushFront(e qent) bool {
+	if l.h == 0 || l.h == len(l.e) || e.due >= l.e[l.h].due {
+		return false
+	}
+	l.h--
+	l.e[l.h] = e
+	return true
+}
+
+// pop takes the head off.
+func (l *fifo) pop() {
+	l.h++
+	switch {
+	case l.h == len(l.e):
+		l.e, l.h = l.e[:laneFront], laneFront
+	case l.h >= laneShift && 2*l.h >= len(l.e):
+		// Half the lane is taken: move the rest down, so that a lane that
+		// never empties reuses its room.
+		n := copy(l.e[laneFront:], l.e[l.h:])
+		l.e, l.h = l.e[:laneFront+n], laneFront
+	}
+}
+
+// queued is the lane's entries.
+func (l *fifo) queued() []qent { return l.e[l.h:] }
+
+func (l *fifo) clone() fifo { return fifo{e: slices.Clone(l.e), h: l.h} }
+
+func (q *queue) len() int { return len(q.heap) + len(q.lane.e) - q.lane.h }
 
 // top is the next entry and whether it is the lane's, or nil.
 func (q *queue) top() (*qent, bool) {
-	if q.lh < len(q.lane) {
-		l := &q.lane[q.lh]
-		if len(q.heap) == 0 || before(l, &q.heap[0]) {
-			return l, true
+	if l := &q.lane; l.h < len(l.e) {
+		if len(q.heap) == 0 || before(&l.e[l.h], &q.heap[0]) {
+			return &l.e[l.h], true
 		}
 	}
 	if len(q.heap) == 0 {
@@ -89,16 +144,7 @@ func (q *queue) removeNext(fromLane bool) {
 		q.removeTop()
 		return
 	}
-	q.lh++
-	switch {
-	case q.lh == len(q.lane):
-		q.lane, q.lh = q.lane[:0], 0
-	case q.lh >= laneShift && 2*q.lh >= len(q.lane):
-		// Half the lane is taken: move the rest down, so that a lane that
-		// never empties reuses its room.
-		n := copy(q.lane, q.lane[q.lh:])
-		q.lane, q.lh = q.lane[:n], 0
-	}
+	q.lane.pop()
 }
 
 // laneShift is how many taken entries the lane keeps before moving down.
@@ -112,7 +158,7 @@ func (q *queue) items() iter.Seq2[int32, *item] {
 				return
 			}
 		}
-		for _, e := range q.lane[q.lh:] {
+		for _, e := range q.lane.queued() {
 			if !yield(e.at, &q.slab[e.at]) {
 				return
 			}
@@ -159,11 +205,11 @@ func (w *World) enqueue(at int32) {
 	q := &w.queue
 	it := &q.slab[at]
 	it.seq = w.seq
-	if it.kind == itemDeliver && (q.lh == len(q.lane) || q.lane[len(q.lane)-1].due <= it.due) {
-		if cap(q.lane) == 0 {
-			q.lane = make([]qent, 0, firstLane)
-		}
-		q.lane = append(q.lane, qent{due: it.due, seq: it.seq, at: at})
+	switch e := (qent{due: it.due, seq: it.seq, at: at}); {
+	case (it.kind == itemDeliver || it.due <= w.now) && q.lane.fits(it.due):
+		q.lane.push(e)
+		return
+	case it.due <= w.now && q.lane.pushFront(e):
 		return
 	}
 	if cap(q.heap) == 0 {
