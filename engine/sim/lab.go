@@ -74,7 +74,11 @@ func LabSchedule(seed uint64, producerLine string, ops int, faults LabFaults) []
 	// is not detectable; testdata/first-batch-overtaken.eos shows that
 	// case on its own.
 	cmds := make([]script.Command, 0, ops+8)
-	cmds = append(cmds, mustLine(producerLine), l.send[0][0], l.send[1][0], l.send[2][0], l.run)
+	made, ok := l.producers[producerLine]
+	if !ok {
+		made = mustLine(producerLine)
+	}
+	cmds = append(cmds, made, l.send[0][0], l.send[1][0], l.send[2][0], l.run)
 	tp := func() int { return rng.IntN(3) }
 	broker := func() int { return rng.IntN(3) } // broker id - 1
 	for range ops {
@@ -139,6 +143,7 @@ var labLines = func() (l struct {
 	step                               [20]script.Command   // by steps - 1
 	loseRequest, loseResponse          script.Command
 	delayRequest, delayResponse, run   script.Command
+	producers                          map[string]script.Command // the producer lines `eoslab lab` passes, by line
 }) {
 	for p := range 3 {
 		tp := "orders-" + strconv.Itoa(p)
@@ -162,6 +167,10 @@ var labLines = func() (l struct {
 	l.loseRequest, l.loseResponse = mustLine("lose request p1"), mustLine("lose response p1")
 	l.delayRequest, l.delayResponse = mustLine("delay request p1"), mustLine("delay response p1")
 	l.run = mustLine("run")
+	l.producers = map[string]script.Command{}
+	for _, line := range []string{"producer p1", "producer p1 plain", "producer p1 acks=1"} {
+		l.producers[line] = mustLine(line)
+	}
 	return l
 }()
 
