@@ -201,12 +201,23 @@ func (w *World) skipIdlePeriods(limit int64) {
 		return
 	}
 	txnAt, isrAt, expiryAt := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
+	// A task whose next boundary is past limit stays where it is, whatever
+	// it would find (firstBoundary): when it would act is asked only of the
+	// tasks due by limit (the expiration check, every ten minutes, rarely is).
+	txnDue, isrDue, expiryDue := w.nextTxn <= limit, w.nextISR <= limit, w.nextExpiry <= limit
 	for _, b := range w.brokers {
 		if !b.Alive() {
 			continue
 		}
-		txnAt = min(txnAt, b.NextTxnTimeout(w.benv))
-		isrAt = min(isrAt, b.NextISRShrink())
+		if txnDue {
+			txnAt = min(txnAt, b.NextTxnTimeout(w.benv))
+		}
+		if isrDue {
+			isrAt = min(isrAt, b.NextISRShrink())
+		}
+		if !expiryDue {
+			continue
+		}
 		if ts := b.NextExpiry(); ts != math.MaxInt64 {
 			expiryAt = min(expiryAt, ts-EpochMs)
 		}
