@@ -169,13 +169,19 @@ func (c Code) String() string { return fmt.Sprintf("%s (%d)", c.Name(), int16(c)
 
 // Parse finds a code by its Kafka name.
 func Parse(name string) (Code, bool) {
-	for c, i := range table {
-		if i.name == name {
-			return c, true
-		}
-	}
-	return 0, false
+	c, ok := byName[name]
+	return c, ok
 }
+
+// byName is table by name (names are unique: TestNamesUnique), read-only
+// after package initialisation: every `fail request` parses its error.
+var byName = func() map[string]Code {
+	m := make(map[string]Code, len(table))
+	for c, i := range table {
+		m[i.name] = c
+	}
+	return m
+}()
 
 // All returns every known code, in ascending numeric order.
 func All() []Code {

@@ -77,3 +77,18 @@ func TestLookupByCodeMatchesTable(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesUnique: Parse finds a code by its name in an index built from
+// the table, which holds only if no two codes share a name.
+func TestNamesUnique(t *testing.T) {
+	seen := map[string]Code{}
+	for _, c := range All() {
+		if d, ok := seen[c.Name()]; ok {
+			t.Fatalf("codes %d and %d are both named %s", d, c, c.Name())
+		}
+		seen[c.Name()] = c
+		if p, ok := Parse(c.Name()); !ok || p != c {
+			t.Fatalf("Parse(%q) = %d, %v; want %d", c.Name(), p, ok, c)
+		}
+	}
+}
