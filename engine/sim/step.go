@@ -33,7 +33,9 @@ func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 	default:
 		w.record(action{kind: actStep, limit: limit})
 	}
-	w.maybeCheckpoint()
+	if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
+		w.maybeCheckpoint()
+	}
 	return evs, ok
 }
 
