@@ -324,6 +324,13 @@ type checker struct {
 
 // logChanges is how many times any broker's log changed its batches or
 // its high watermark (broker.LogChanges); the counts only grow.
+// calmAt reports whether the last pass found nothing to judge and
+// nothing has changed since (changes is w.logChanges()): the pass would
+// return at once.
+func (c *checker) calmAt(w *World, changes uint64) bool {
+	return c.calm && changes == c.calmChanges && len(c.fresh) == 0 && len(w.parts) == c.calmParts
+}
+
 func (w *World) logChanges() uint64 {
 	var n uint64
 	for _, b := range w.brokers {
@@ -453,10 +460,13 @@ func (c *checker) leaderChanged(part int) {
 // and a partition whose leader, check and log are as the last pass left
 // them is passed by: scanning it would judge nothing.
 func (c *checker) run(w *World) {
-	changes := w.logChanges()
-	if c.calm && changes == c.calmChanges && len(c.fresh) == 0 && len(w.parts) == c.calmParts {
-		return
+	if changes := w.logChanges(); !c.calmAt(w, changes) {
+		c.pass(w, changes)
 	}
+}
+
+// pass is run once it has found something may have changed.
+func (c *checker) pass(w *World, changes uint64) {
 	for len(c.parts) < len(w.parts) {
 		c.parts = append(c.parts, nil)
 	}
