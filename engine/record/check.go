@@ -59,9 +59,9 @@ func (d *Decoder) CheckParsed(h *Header, data []byte) error {
 // bytes inline, longer ones by a call), because calls are most of what a
 // walk of small records costs.
 func walkRecords(area []byte, n int) bool {
-	p := 0
+	done, p := walkPlain(area, n)
 	var u uint64
-	for range n {
+	for range n - done {
 		if p < len(area) && area[p] < 0x80 {
 			u, p = uint64(area[p]), p+1
 		} else if p+1 < len(area) && area[p+1] < 0x80 {
@@ -127,6 +127,92 @@ func walkRecords(area []byte, n int) bool {
 		}
 	}
 	return p == len(area)
+}
+
+// walkPlain walks the records at the front of area, at most n, as long as
+// each is what a producer writes most: every varint of one or two bytes
+// and no headers. It returns how many it walked and where the next one
+// starts; walkRecords goes on from there, and judges the first record
+// that is not plain, whatever is wrong with it. It calls nothing, so that
+// its loop keeps its values in registers, and reads each record at
+// offsets that cannot be negative, so that a byte checked to be in the
+// record is read with no other bounds check.
+func walkPlain(area []byte, n int) (int, int) {
+	start := len(area)
+	for i := range n {
+		var length, p uint
+		switch {
+		case len(area) > 0 && area[0] < 0x80:
+			length, p = uint(area[0]), 1
+		case len(area) > 1 && area[1] < 0x80:
+			length, p = uint(area[0]&0x7f)|uint(area[1])<<7, 2
+		default:
+			return i, start - len(area)
+		}
+		// A length of either sign is at most 14 bits: zigzag's sign is
+		// its lowest bit.
+		if length&1 != 0 || length/2 > uint(len(area))-p {
+			return i, start - len(area)
+		}
+		r := area[p : p+length/2]
+		// Attributes, then the timestamp and offset deltas: any value of
+		// at most three bytes.
+		q := uint(1)
+		switch {
+		case q < uint(len(r)) && r[q] < 0x80:
+			q++
+		case q+1 < uint(len(r)) && r[q+1] < 0x80:
+			q += 2
+		case q+2 < uint(len(r)) && r[q+2] < 0x80:
+			q += 3
+		default:
+			return i, start - len(area)
+		}
+		switch {
+		case q < uint(len(r)) && r[q] < 0x80:
+			q++
+		case q+1 < uint(len(r)) && r[q+1] < 0x80:
+			q += 2
+		case q+2 < uint(len(r)) && r[q+2] < 0x80:
+			q += 3
+		default:
+			return i, start - len(area)
+		}
+		// The key's and the value's lengths: -1 (1 in zigzag) for null,
+		// or what fits; then the header count, 0.
+		var l uint
+		if q < uint(len(r)) && r[q] < 0x80 {
+			l, q = uint(r[q]), q+1
+		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
+			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
+		} else {
+			return i, start - len(area)
+		}
+		if l != 1 {
+			if l&1 != 0 || l/2 > uint(len(r))-q {
+				return i, start - len(area)
+			}
+			q += l / 2
+		}
+		if q < uint(len(r)) && r[q] < 0x80 {
+			l, q = uint(r[q]), q+1
+		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
+			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
+		} else {
+			return i, start - len(area)
+		}
+		if l != 1 {
+			if l&1 != 0 || l/2 > uint(len(r))-q {
+				return i, start - len(area)
+			}
+			q += l / 2
+		}
+		if q+1 != uint(len(r)) || r[q] != 0 {
+			return i, start - len(area)
+		}
+		area = area[p+length/2:]
+	}
+	return n, start - len(area)
 }
 
 // skipHeaders steps over n record headers at p in r (a non-null key, a
