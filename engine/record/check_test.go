@@ -144,10 +144,17 @@ func FuzzCheck(f *testing.F) {
 func TestCheckMixedRecords(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	var d Decoder
-	for range 4000 {
+	for round := range 6000 {
 		n := 1 + rng.IntN(6)
+		// Every other batch is a producer's: many records framed alike,
+		// now and then one that is not.
+		alike := round%2 == 0
+		if alike {
+			n = 2 + rng.IntN(40)
+		}
 		b := Batch{Header: Header{PartitionLeaderEpoch: -1, Magic: 2, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
 			RecordsCount: int32(n), LastOffsetDelta: int32(n - 1)}}
+		var first Record
 		for i := range n {
 			r := Record{TimestampDelta: []int64{0, 1, 100, 20000, 3 << 20, 1 << 40, -5}[rng.IntN(7)], OffsetDelta: int32(i),
 				Value: make([]byte, []int{0, 1, 63, 64, 100, 9000}[rng.IntN(6)])}
@@ -165,6 +172,15 @@ func TestCheckMixedRecords(t *testing.T) {
 			}
 			if rng.IntN(5) == 0 {
 				r.Headers = []RecordHeader{{Key: "h", Value: []byte("v")}}
+			}
+			if i == 0 {
+				first = r
+			} else if alike && rng.IntN(10) != 0 {
+				r = Record{TimestampDelta: first.TimestampDelta + int64(rng.IntN(2)), OffsetDelta: int32(i),
+					Key: first.Key, Value: bytes.Repeat([]byte{byte(i)}, len(first.Value)), Headers: first.Headers}
+				if first.Value == nil {
+					r.Value = nil
+				}
 			}
 			b.Records = append(b.Records, r)
 		}
