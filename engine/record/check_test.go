@@ -189,6 +189,11 @@ func TestCheckMixedRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameVerdict(t, &d, enc)
+		// A good batch is walked, not decoded in full after the walk
+		// gave up on it.
+		if !walkRecords(enc[HeaderSize:], n) {
+			t.Fatalf("the walk refuses a good batch of %d records", n)
+		}
 		c := append([]byte(nil), enc...)
 		i := HeaderSize + rng.IntN(min(len(c)-HeaderSize, 64))
 		if rng.IntN(2) == 0 {
