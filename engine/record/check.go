@@ -236,9 +236,11 @@ func walkPlain(area []byte, n int) (int, int) {
 		if q+1 != uint(len(r)) || r[q] != 0 {
 			return i, start - len(area)
 		}
-		// The record is good: its bytes give the next ones' shape.
-		t = plainShape{}
-		if deltas <= 4 {
+		// The record is good: its bytes give the next ones' shape, from
+		// the second on (most batches of a lab hold a record or two, and
+		// the first record's deltas are often shorter than the rest's).
+		t.size = 0
+		if deltas <= 4 && i > 0 && i+1 < n {
 			t = plainShape{size: p + length/2, hsz: p, kpos: p + kpos, vpos: p + vpos,
 				headMask: 0xffff >> (16 - 8*p), kMask: 0xffff >> (16 - 8*ksz), vMask: 0xffff >> (16 - 8*vsz),
 				deltaMask: 0x80808080 >> (32 - 8*deltas)}
