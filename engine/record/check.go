@@ -1,5 +1,7 @@
 package record
 
+import "encoding/binary"
+
 // Check verifies the batch at the start of data as Decode does — its
 // header, its size, its CRC, its records decompressed and framed — and
 // returns its header and the error Decode would return for the same
@@ -59,9 +61,9 @@ func (d *Decoder) CheckParsed(h *Header, data []byte) error {
 // bytes inline, longer ones by a call), because calls are most of what a
 // walk of small records costs.
 func walkRecords(area []byte, n int) bool {
-	p := 0
+	done, p := walkPlain(area, n)
 	var u uint64
-	for range n {
+	for range n - done {
 		if p < len(area) && area[p] < 0x80 {
 			u, p = uint64(area[p]), p+1
 		} else if p+1 < len(area) && area[p+1] < 0x80 {
@@ -127,6 +129,143 @@ func walkRecords(area []byte, n int) bool {
 		}
 	}
 	return p == len(area)
+}
+
+// walkPlain walks the records at the front of area, at most n, as long as
+// each is what a producer writes most: every varint of one or two bytes
+// (a delta's of up to three) and no headers. It returns how many it
+// walked and where the next one starts; walkRecords goes on from there,
+// and judges the first record that is not plain, whatever is wrong with
+// it. It calls nothing, so that its loop keeps its values in registers,
+// and reads each record at offsets that cannot be negative, so that a
+// byte checked to be in the record is read with no other bounds check.
+//
+// A producer's records are framed alike, record after record: the same
+// length, key and value lengths, deltas of the same sizes. A record framed
+// as the last one walked in full (plainShape) is walked by comparing
+// those bytes: what makes that record good makes it good.
+func walkPlain(area []byte, n int) (int, int) {
+	start := len(area)
+	var t plainShape
+	for i := range n {
+		if t.size != 0 && uint(len(area)) >= t.size {
+			rec := area[:t.size]
+			d, k, v := t.hsz+1, t.kpos, t.vpos
+			if d+3 < uint(len(rec)) && k+1 < uint(len(rec)) && v+1 < uint(len(rec)) &&
+				(uint16(rec[0])|uint16(rec[1])<<8)&t.headMask == t.head &&
+				(uint32(rec[d])|uint32(rec[d+1])<<8|uint32(rec[d+2])<<16|uint32(rec[d+3])<<24)&t.deltaMask == t.deltas &&
+				(uint16(rec[k])|uint16(rec[k+1])<<8)&t.kMask == t.k &&
+				(uint16(rec[v])|uint16(rec[v+1])<<8)&t.vMask == t.v &&
+				rec[len(rec)-1] == 0 {
+				area = area[len(rec):]
+				continue
+			}
+		}
+		var length, p uint
+		switch {
+		case len(area) > 0 && area[0] < 0x80:
+			length, p = uint(area[0]), 1
+		case len(area) > 1 && area[1] < 0x80:
+			length, p = uint(area[0]&0x7f)|uint(area[1])<<7, 2
+		default:
+			return i, start - len(area)
+		}
+		// A length of either sign is at most 14 bits: zigzag's sign is
+		// its lowest bit.
+		if length&1 != 0 || length/2 > uint(len(area))-p {
+			return i, start - len(area)
+		}
+		r := area[p : p+length/2]
+		// Attributes, then the timestamp and offset deltas: any value of
+		// at most three bytes.
+		q := uint(1)
+		switch {
+		case q < uint(len(r)) && r[q] < 0x80:
+			q++
+		case q+1 < uint(len(r)) && r[q+1] < 0x80:
+			q += 2
+		case q+2 < uint(len(r)) && r[q+2] < 0x80:
+			q += 3
+		default:
+			return i, start - len(area)
+		}
+		switch {
+		case q < uint(len(r)) && r[q] < 0x80:
+			q++
+		case q+1 < uint(len(r)) && r[q+1] < 0x80:
+			q += 2
+		case q+2 < uint(len(r)) && r[q+2] < 0x80:
+			q += 3
+		default:
+			return i, start - len(area)
+		}
+		deltas := q - 1
+		// The key's and the value's lengths: -1 (1 in zigzag) for null,
+		// or what fits; then the header count, 0.
+		kpos := q
+		var l uint
+		if q < uint(len(r)) && r[q] < 0x80 {
+			l, q = uint(r[q]), q+1
+		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
+			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
+		} else {
+			return i, start - len(area)
+		}
+		ksz := q - kpos
+		if l != 1 {
+			if l&1 != 0 || l/2 > uint(len(r))-q {
+				return i, start - len(area)
+			}
+			q += l / 2
+		}
+		vpos := q
+		if q < uint(len(r)) && r[q] < 0x80 {
+			l, q = uint(r[q]), q+1
+		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
+			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
+		} else {
+			return i, start - len(area)
+		}
+		vsz := q - vpos
+		if l != 1 {
+			if l&1 != 0 || l/2 > uint(len(r))-q {
+				return i, start - len(area)
+			}
+			q += l / 2
+		}
+		if q+1 != uint(len(r)) || r[q] != 0 {
+			return i, start - len(area)
+		}
+		// The record is good: its bytes give the next ones' shape, from
+		// the second on (most batches of a lab hold a record or two, and
+		// the first record's deltas are often shorter than the rest's).
+		t.size = 0
+		if deltas <= 4 && i > 0 && i+1 < n {
+			t = plainShape{size: p + length/2, hsz: p, kpos: p + kpos, vpos: p + vpos,
+				headMask: 0xffff >> (16 - 8*p), kMask: 0xffff >> (16 - 8*ksz), vMask: 0xffff >> (16 - 8*vsz),
+				deltaMask: 0x80808080 >> (32 - 8*deltas)}
+			t.head = binary.LittleEndian.Uint16(area) & t.headMask
+			t.deltas = binary.LittleEndian.Uint32(r[1:]) & t.deltaMask
+			t.k = binary.LittleEndian.Uint16(area[t.kpos:]) & t.kMask
+			t.v = binary.LittleEndian.Uint16(area[t.vpos:]) & t.vMask
+		}
+		area = area[p+length/2:]
+	}
+	return n, start - len(area)
+}
+
+// plainShape is the framing of a plain record (walkPlain), by offset from
+// its start: the record is size bytes; its length varint, of hsz bytes,
+// is head; the high bits of its deltas, after the attributes, are deltas;
+// its key's and value's length varints, at kpos and vpos, are k and v.
+// The masks keep the bytes each covers. A size of 0 is no shape.
+type plainShape struct {
+	size, hsz, kpos, vpos uint
+	head, k, v            uint16
+	deltas                uint32
+	headMask, kMask       uint16
+	vMask                 uint16
+	deltaMask             uint32
 }
 
 // skipHeaders steps over n record headers at p in r (a non-null key, a

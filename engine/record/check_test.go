@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -133,6 +134,81 @@ func FuzzCheck(f *testing.F) {
 		sameVerdict(t, &d, data)
 		sameVerdict(t, &d, withFreshCRC(data))
 	})
+}
+
+// Records a producer writes most (varints of one or two bytes, no
+// headers) mixed with others (headers, longer varints, empty and null
+// keys and values), in any order, whole or with one byte changed: Check
+// says what Decode says, wherever the first record that is not plain
+// falls.
+func TestCheckMixedRecords(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var d Decoder
+	for round := range 6000 {
+		n := 1 + rng.IntN(6)
+		// Every other batch is a producer's: many records framed alike,
+		// now and then one that is not.
+		alike := round%2 == 0
+		if alike {
+			n = 2 + rng.IntN(40)
+		}
+		b := Batch{Header: Header{PartitionLeaderEpoch: -1, Magic: 2, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+			RecordsCount: int32(n), LastOffsetDelta: int32(n - 1)}}
+		var first Record
+		for i := range n {
+			r := Record{TimestampDelta: []int64{0, 1, 100, 20000, 3 << 20, 1 << 40, -5}[rng.IntN(7)], OffsetDelta: int32(i),
+				Value: make([]byte, []int{0, 1, 63, 64, 100, 9000}[rng.IntN(6)])}
+			if rng.IntN(8) == 0 {
+				r.OffsetDelta += 3 << 20
+			}
+			switch rng.IntN(4) {
+			case 0:
+				r.Key = []byte("k")
+			case 1:
+				r.Key = []byte{}
+			}
+			if rng.IntN(4) == 0 {
+				r.Value = nil
+			}
+			if rng.IntN(5) == 0 {
+				r.Headers = []RecordHeader{{Key: "h", Value: []byte("v")}}
+			}
+			if i == 0 {
+				first = r
+			} else if alike && rng.IntN(10) != 0 {
+				r = Record{TimestampDelta: first.TimestampDelta + int64(rng.IntN(2)), OffsetDelta: int32(i),
+					Key: first.Key, Value: bytes.Repeat([]byte{byte(i)}, len(first.Value)), Headers: first.Headers}
+				if first.Value == nil {
+					r.Value = nil
+				}
+			}
+			b.Records = append(b.Records, r)
+		}
+		enc, err := Encode(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameVerdict(t, &d, enc)
+		// A good batch is walked, not decoded in full after the walk
+		// gave up on it.
+		if !walkRecords(enc[HeaderSize:], n) {
+			t.Fatalf("the walk refuses a good batch of %d records", n)
+		}
+		c := append([]byte(nil), enc...)
+		i := HeaderSize + rng.IntN(min(len(c)-HeaderSize, 64))
+		if rng.IntN(2) == 0 {
+			i = HeaderSize + rng.IntN(len(c)-HeaderSize)
+		}
+		switch rng.IntN(3) {
+		case 0:
+			c[i]++
+		case 1:
+			c[i]--
+		default:
+			c[i] = byte(rng.IntN(256))
+		}
+		sameVerdict(t, &d, withFreshCRC(c))
+	}
 }
 
 // rawBatch is an uncompressed batch of count records around area, which

@@ -80,8 +80,9 @@ type ackRec struct {
 
 // seenAt is where a partition's judged log holds a record of a producer
 // (by serial): at the serial plus shift. A batch's records have
-// consecutive serials at consecutive offsets, so they share one shift and
-// a batch is marked a run at a time (hist.Vec.SetRange). gen names the
+// consecutive serials at consecutive offsets, so they share one shift: a
+// batch is marked as one run (hist.Runs.SetRange), and so are batches
+// that follow each other in serials and offsets. gen names the
 // partition's check it belongs to (checker.gens counts the checks, so a
 // check's gen is its own and names its partition too), so that a check
 // started over forgets everything at once.
@@ -108,8 +109,8 @@ type seenRecs struct {
 func (s *seenRecs) run() seenAt { return seenAt{s.shift, s.gen} }
 
 type seenRest struct {
-	v    hist.Vec[seenAt] // every serial
-	most []genMax         // the highest serial marked, per check (gen), the latest checks last
+	v    hist.Runs[seenAt] // every serial, a run of equal marks at a time
+	most []genMax          // the highest serial marked, per check (gen), the latest checks last
 }
 
 type genMax struct {
@@ -127,7 +128,7 @@ func (s *seenRecs) get(i int) seenAt {
 	return s.rest.v.Get(i)
 }
 
-// setRange marks serials i to i+k-1 at x, as hist.Vec.SetRange.
+// setRange marks serials i to i+k-1 at x, as hist.Runs.SetRange.
 func (s *seenRecs) setRange(i, k int, x seenAt) {
 	if k <= 0 {
 		return
@@ -170,18 +171,27 @@ func (s *seenRecs) maxOf(gen uint32) (int64, bool) {
 	return 0, false
 }
 
-// runOf returns serials i to i+k-1 for the largest k ≤ n that stays in
-// one piece (k ≥ 1 when n ≥ 1): either all the inline run (stored nil,
-// one true) or as hist.Vec.Run gives them.
-func (s *seenRecs) runOf(i, n int) (stored []seenAt, one bool, k int) {
+// prefix counts the serials from i on, at most n, whose marks satisfy ok
+// before the first whose mark does not, asking ok once a run of equal
+// marks.
+func (s *seenRecs) prefix(i, n int, ok func(seenAt) bool) int {
+	m := 0
 	if i < int(s.n) {
-		return nil, true, min(n, int(s.n)-i)
+		if !ok(s.run()) {
+			return 0
+		}
+		m = min(n, int(s.n)-i)
 	}
-	if s.rest == nil {
-		return nil, false, n
+	switch {
+	case m == n:
+		return m
+	case s.rest == nil:
+		if ok(seenAt{}) {
+			return n
+		}
+		return m
 	}
-	stored, k = s.rest.v.Run(i, n)
-	return stored, false, k
+	return m + s.rest.v.Prefix(i+m, n-m, ok)
 }
 
 func (s *seenRecs) clone() seenRecs {
@@ -227,7 +237,7 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 
 // span counts the records of a producer from serial first on, at most n,
 // that the judged log all holds (held) or all does not (!held), reading
-// its history a run at a time (hist.Vec.Run).
+// its marks a run at a time.
 func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int64 {
 	if int(who) >= len(c.seen) {
 		if held {
@@ -235,25 +245,8 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 		}
 		return n
 	}
-	v := &c.seen[who]
-	var m int64
-	for m < n {
-		stored, one, k := v.runOf(int(first+m), int(n-m))
-		if one {
-			if in := v.gen == pc.gen; in != held {
-				return m
-			}
-			m += int64(k)
-			continue
-		}
-		for j := range k {
-			if in := j < len(stored) && stored[j].gen == pc.gen; in != held {
-				return m + int64(j)
-			}
-		}
-		m += int64(k)
-	}
-	return m
+	gen := pc.gen
+	return int64(c.seen[who].prefix(int(first), int(n), func(x seenAt) bool { return (x.gen == gen) == held }))
 }
 
 // markRun records that the judged log holds n records of a producer, from

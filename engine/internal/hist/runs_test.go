@@ -1,0 +1,119 @@
+package hist
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// A Runs reads as a plain slice does while copies of it, and copies of
+// the copies, are made and written with runs of every length, starting
+// anywhere, often with the value a neighbour holds; Run reads what Get
+// reads, and a chunk's runs stay maximal.
+func TestRunsIsASliceAcrossCopies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const size = 6*runsChunkLen + 40
+	type pair struct {
+		r    Runs[int32]
+		want []int32
+	}
+	all := []*pair{{want: make([]int32, size)}}
+	for step := int32(1); step <= 60000; step++ {
+		p := all[rng.IntN(len(all))]
+		switch r := rng.IntN(100); {
+		case r < 60:
+			i := rng.IntN(size)
+			n := min(rng.IntN(3*runsChunkLen/2), size-i)
+			if rng.IntN(3) == 0 {
+				n = min(rng.IntN(4), size-i)
+			}
+			x := step
+			switch rng.IntN(4) {
+			case 0:
+				x = 0
+			case 1:
+				if i > 0 {
+					x = p.want[i-1] // extends the run before it
+				}
+			case 2:
+				x = int32(rng.IntN(3))
+			}
+			p.r.SetRange(i, n, x)
+			for k := i; k < i+n; k++ {
+				p.want[k] = x
+			}
+		case r < 97:
+			i := rng.IntN(size)
+			if got := p.r.Get(i); got != p.want[i] {
+				t.Fatalf("step %d: entry %d is %d, want %d", step, i, got, p.want[i])
+			}
+		case len(all) < 24:
+			all = append(all, &pair{r: p.r.Clone(), want: slices.Clone(p.want)})
+		}
+	}
+	for pi, p := range all {
+		for i := range size + runsChunkLen {
+			want := int32(0)
+			if i < size {
+				want = p.want[i]
+			}
+			if got := p.r.Get(i); got != want {
+				t.Fatalf("copy %d: entry %d is %d, want %d", pi, i, got, want)
+			}
+		}
+		// Prefix stops at the first entry that differs from i's.
+		for range 300 {
+			i := rng.IntN(size + runsChunkLen)
+			n := 1 + rng.IntN(3*runsChunkLen)
+			x := p.r.Get(i)
+			asked := 0
+			k := p.r.Prefix(i, n, func(y int32) bool { asked++; return y == x })
+			if k < 1 || k > n || k < n && p.r.Get(i+k) == x || asked > k/runsChunkLen+4*(k+1) {
+				t.Fatalf("copy %d: Prefix(%d, %d) of %d covers %d entries, asked %d times", pi, i, n, x, k, asked)
+			}
+			for j := i; j < i+k; j++ {
+				if got := p.r.Get(j); got != x {
+					t.Fatalf("copy %d: Prefix(%d, %d) of %d covers entry %d, which is %d", pi, i, n, x, j, got)
+				}
+			}
+		}
+		for c := range size/runsChunkLen + 1 {
+			ch := p.r.chunk(uint(c))
+			if ch == nil {
+				continue
+			}
+			starts := ch.starts
+			if len(starts) != len(ch.vals) || starts[0] != 0 {
+				t.Fatalf("copy %d chunk %d: starts %v, %d values", pi, c, starts, len(ch.vals))
+			}
+			for j := 1; j < len(starts); j++ {
+				if starts[j] <= starts[j-1] || ch.vals[j] == ch.vals[j-1] {
+					t.Fatalf("copy %d chunk %d: runs %v of %v are not maximal", pi, c, starts, ch.vals)
+				}
+			}
+		}
+	}
+}
+
+// Equal values written one after the other stay one run, however many
+// chunks they cover; a copy's write copies one chunk.
+func TestRunsKeepsARunAsOne(t *testing.T) {
+	var r Runs[int64]
+	for i := range 100 {
+		r.SetRange(i*37, 37, 5)
+	}
+	for c := range 100 * 37 / runsChunkLen {
+		if ch := r.chunk(uint(c)); len(ch.vals) != 1 {
+			t.Fatalf("chunk %d holds %d runs", c, len(ch.vals))
+		}
+	}
+	asked := 0
+	if k := r.Prefix(3, 5000, func(x int64) bool { asked++; return x == 5 }); k != 100*37-3 || asked != 100*37/runsChunkLen+2 {
+		t.Fatalf("Prefix(3, 5000) = %d, asking %d times", k, asked)
+	}
+	c := r.Clone()
+	c.Set(10, 6)
+	if r.Get(10) != 5 || c.Get(10) != 6 || c.Get(11) != 5 || r.chunk(0) == c.chunk(0) || r.chunk(1) != c.chunk(1) {
+		t.Fatal("a copy's write is not its own")
+	}
+}
