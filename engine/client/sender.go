@@ -24,7 +24,7 @@ func (p *Producer) RunSender(env Env) bool {
 		return false
 	}
 	did := p.runSender(env)
-	p.settle()
+	p.settle(env.Scratch())
 	p.scheduleWake(env)
 	return did
 }
@@ -91,7 +91,7 @@ func (p *Producer) maybeInit(env Env) bool {
 		}
 	}
 	id := p.send(b, req, env)
-	p.addReq(id, b).init = true
+	p.addReq(id, b, env.Scratch()).init = true
 	p.initWaiting = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 	return true
@@ -142,10 +142,10 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			p.ack(ba, -1, env)
 		}
 		clearBatches(batches)
-		p.settle()
+		p.settle(env.Scratch())
 		return true
 	}
-	r := p.addReq(id, b)
+	r := p.addReq(id, b, sc)
 	for _, ba := range batches {
 		ba.Request = id
 		r.batches = append(r.batches, ba) // one by one: no copy through the runtime for a batch or two
@@ -197,7 +197,7 @@ func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
-		q := ps.lists()
+		q := ps.lists(env.Scratch())
 		q.outstanding = insertBySeq(q.outstanding, b)
 	}
 	b.Bytes = p.encode(b, env.Arena(), env.Scratch())

@@ -20,7 +20,7 @@ func compactAll(w *World) int {
 			if s.p.NumBatches() > 0 && !s.p.Pending() && len(s.p.InFlightRequests()) == 0 {
 				n++
 			}
-			s.p.Compact()
+			s.p.Compact(&w.scratch)
 		}
 	}
 	return n

@@ -254,7 +254,7 @@ func (w *World) idleConn(c *connection) {
 	delete(w.conns, c.id)
 	c.ps.c, c.ps.idle = nil, int32(c.id)
 	if s := c.slot; s.p != nil && !s.removed {
-		s.p.Compact() // a quiet producer keeps no room to go faster either
+		s.p.Compact(&w.scratch) // a quiet producer keeps no room to go faster either
 	}
 }
 
