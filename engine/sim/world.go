@@ -287,6 +287,7 @@ type World struct {
 	quiet       bool                // replaying: build no events (the trace is copied)
 	benv        *brokerEnv          // the brokers' view of the world
 	conns       map[int]*connection // by id: the connections not forgotten yet
+	spareConns  []*connection       // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
 	nextConn    int
 	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
