@@ -317,7 +317,7 @@ func (w *World) wakeConnsOf(name string, broker int) {
 		}
 		return
 	}
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		wake(e.name, e.slot)
 	}
 }
