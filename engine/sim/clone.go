@@ -47,7 +47,7 @@ func (w *World) clone(live bool) *World {
 	c := &World{seed: w.seed, pcg: w.pcg, now: w.now, steps: w.steps, cluster: w.cluster, started: w.started,
 		pidNext: w.pidNext, seq: w.seq, nextMsgID: w.nextMsgID, nextFault: w.nextFault,
 		nextExpiry: w.nextExpiry, nextISR: w.nextISR, nextTxn: w.nextTxn, quiet: w.quiet, nextConn: w.nextConn, connsKept: w.connsKept,
-		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed,
+		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, deadTops: w.deadTops, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed,
 		dropTrace: w.dropTrace, lastDecEvt: w.lastDecEvt}
 	c.rng = rand.New(&c.pcg)
 	c.benv = &brokerEnv{c}

@@ -271,6 +271,21 @@ func (w *World) compact() {
 		q.down(i)
 	}
 	w.compactAt = 2*len(kept) + compactSlack
+	w.deadTops = 0
+}
+
+// droppedTop counts a stale item dropped from the heap's top. Timers die
+// long before they are due (a request answered, a batch acknowledged), and
+// a large world's heap then holds thousands of them, which the steps would
+// take off its top one by one, each a sift down through the rest. Once a
+// quarter of the heap has come off its top stale since it was last
+// compacted, the rest is likely stale too: compacting drops them all at
+// once, and costs the steps at most a few checks for each one taken.
+func (w *World) droppedTop() {
+	w.deadTops++
+	if w.deadTops >= compactSlack && 4*w.deadTops >= len(w.queue.heap) {
+		w.compact()
+	}
 }
 
 // compactSlack keeps small queues from being compacted over and over.

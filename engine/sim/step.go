@@ -57,6 +57,9 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		next := &w.queue.slab[head.at]
 		if !w.live(next) {
 			w.drop()
+			if !inLane {
+				w.droppedTop()
+			}
 			continue
 		}
 		if s := w.pausedOwner(next); s != nil {

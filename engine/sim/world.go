@@ -297,6 +297,7 @@ type World struct {
 	periodicRuns int
 	everyPeriod  bool
 	compactAt    int            // queue length at which stale timers are dropped
+	deadTops     int            // stale items taken off the heap's top since it was last compacted (droppedTop)
 	arena        hist.Arena     // where producers keep the bytes of their batches
 	scratch      client.Scratch // what they encode them with
 	// What snapshots decoded, kept for the next ones (views.go).
