@@ -68,6 +68,11 @@ func (p *Producer) runSender(env Env) bool {
 	return did
 }
 
+// idempotentInit is the InitProducerId request of every producer that is
+// not transactional, boxed once: boxed at each send, it would be an
+// allocation of its own. A message's body is never changed once sent.
+var idempotentInit msg.Body = msg.InitProducerIDRequest{TimeoutMs: math.MaxInt32, ProducerID: -1, Epoch: -1}
+
 // maybeInit sends InitProducerId: the first one, or (a transactional
 // producer after an abortable error, version 1) the one that asks the
 // coordinator to bump the epoch, carrying the current id and epoch (KIP-360).
@@ -82,15 +87,15 @@ func (p *Producer) maybeInit(env Env) bool {
 	if !ok || !env.Ready(b) {
 		return false // nobody to ask: the world wakes the producer when a broker or coordinator comes
 	}
-	timeout := int32(math.MaxInt32)
-	req := msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: timeout, ProducerID: -1, Epoch: -1}
+	body := idempotentInit
 	if p.txn != nil {
-		req.TimeoutMs = p.cfg.TransactionTimeoutMs
+		req := msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: p.cfg.TransactionTimeoutMs, ProducerID: -1, Epoch: -1}
 		if p.pid >= 0 {
 			req.ProducerID, req.Epoch = p.pid, p.epoch
 		}
+		body = req
 	}
-	id := p.send(b, req, env)
+	id := p.send(b, body, env)
 	p.addReq(id, b, env.Scratch()).init = true
 	p.initWaiting = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
