@@ -267,9 +267,8 @@ func ResolveFor(mode Mode, txnID string, settings []Setting) (Config, []string, 
 // its mode. cfg is kept, not copied: a world with a million producers of
 // the same settings holds one.
 func NewResolved(name string, mode Mode, cfg *Config, env Env) *Producer {
-	p := &Producer{
-		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch, initAt: env.Now(),
-	}
+	p := env.Scratch().producers.New()
+	p.name, p.mode, p.cfg, p.pid, p.epoch, p.initAt = name, mode, cfg, record.NoProducerID, record.NoProducerEpoch, env.Now()
 	if cfg.TransactionalID != "" {
 		tv := env.TransactionVersion()
 		p.txn = &txnManager{state: Initializing, tv2: tv >= 2, features: tv, added: map[msg.TP]bool{}}
@@ -311,6 +310,12 @@ type Scratch struct {
 	spare        []*sending
 	spareLists   []*partQueues
 	spareBatches []*Batch
+	// Where what every producer keeps comes from, cut from chunks: a large
+	// world makes a million of each.
+	producers slab.Packed[Producer]
+	partSlab  slab.Packed[partitionState]
+	partLists slab.Slices[*partitionState]
+	dones     slab.Packed[doneBatch]
 }
 
 // spareMax bounds what a world keeps of what quiet producers gave back:
@@ -427,7 +432,7 @@ func (p *Producer) settle(sc *Scratch) {
 		if l := p.done.more; l != nil {
 			l.Append(b.settled())
 		} else {
-			p.done.start(b.settled())
+			p.done.start(b.settled(), sc)
 		}
 		n++
 	}
@@ -501,11 +506,15 @@ func (p *Producer) ps(tp msg.TP) *partitionState {
 	return nil
 }
 
-func (p *Producer) part(tp msg.TP) *partitionState {
+func (p *Producer) part(tp msg.TP, sc *Scratch) *partitionState {
 	if ps := p.ps(tp); ps != nil {
 		return ps
 	}
-	ps := &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
+	ps := sc.partSlab.New()
+	ps.tp, ps.lastAcked, ps.lastAckedOffset, ps.pid, ps.epoch = tp, -1, -1, p.pid, p.epoch
+	if p.parts == nil {
+		p.parts = sc.partLists.Make(1) // most producers of a large world write to one partition
+	}
 	i, _ := p.partIndex(tp)
 	p.parts = slices.Insert(p.parts, i, ps)
 	return ps
@@ -632,7 +641,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	sc := env.Scratch()
 	sn := p.sending(sc)
 	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
-	ps := p.part(tp)
+	ps := p.part(tp, sc)
 	// The batch is zero (newBatch): only the fields that are not are
 	// written, not the whole struct through a copy built on the stack.
 	b := sn.newBatch(id, sc)

@@ -174,7 +174,7 @@ func (w *World) brokerPair(from, to int, ch channel) *pairState {
 // clientPairs returns the pairs of a new producer or consumer named name,
 // taking over what an earlier sender under that name (inject) left.
 func (w *World) clientPairs(name string) []pairState {
-	pairs := make([]pairState, len(w.brokers))
+	pairs := w.pairSlab.Make(len(w.brokers))[:len(w.brokers)]
 	for i := range pairs {
 		k := connPair{opener: msg.ClientAddr(name), broker: i + 1}
 		if ps := w.otherPairs[k]; ps != nil {

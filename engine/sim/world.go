@@ -263,6 +263,10 @@ type World struct {
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
+	slots       slab.Packed[producerSlot]   // what the world keeps of each producer, cut from chunks (a large world makes a million)
+	pairSlab    slab.Slices[pairState]
+	madeProds   slab.Packed[madeProducer]
+	sentRecs    slab.Packed[sentRecords]
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
