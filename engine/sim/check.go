@@ -292,8 +292,8 @@ func (c *checker) restart(pc *partCheck) {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
-	names     hist.List[string] // producer numbers to names; the numbers are in the producers' slots (slotWho)
-	byName    map[string]int32  // the numbers of names first numbered with no world producer (nameWho)
+	names     chunks[string]   // producer numbers to names; the numbers are in the producers' slots (slotWho)
+	byName    map[string]int32 // the numbers of names first numbered with no world producer (nameWho)
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
 	sources   sourceIndex
@@ -406,15 +406,15 @@ func (c *checker) sourceOf(who int32, b *client.Batch) source {
 
 // addName numbers a producer not numbered yet.
 func (c *checker) addName(name string) int32 {
-	c.names.Append(name)
-	return int32(c.names.Len() - 1)
+	c.names.append(name)
+	return int32(c.names.len() - 1)
 }
 
 func (c *checker) describe(s source, i int64) string {
 	if s.value >= 0 {
 		return fmt.Sprintf("value %q #%d", c.values.At(int(s.value)), i)
 	}
-	return fmt.Sprintf("%s serial %d", c.names.At(int(s.who)), s.firstSerial+i)
+	return fmt.Sprintf("%s serial %d", *c.names.at(int(s.who)), s.firstSerial+i)
 }
 
 // noteSent remembers which records a batch's bytes hold.
@@ -629,7 +629,7 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 		dup(i, prev)
 		i++
 	}
-	producer := c.names.At(int(src.who))
+	producer := *c.names.at(int(src.who))
 	if len(dups) > 0 {
 		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
 			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
@@ -677,7 +677,7 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	}
 	c.lost.Set(j, struct{}{})
 	tp := w.parts[a.partition].tp
-	producer := c.names.At(int(a.src.who))
+	producer := *c.names.at(int(a.src.who))
 	last := int64(a.count) - 1
 	c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: producer,
 		Offsets: []int64{a.offset, a.offset + last}, Serials: []int64{a.src.firstSerial, a.src.firstSerial + last},

@@ -2,9 +2,13 @@ package sim
 
 import "iter"
 
-// chunkShift makes chunkSize, how many entries one chunk holds.
+// chunkShift makes chunkSize, how many entries one chunk holds: 2 048
+// entries of 16 or 24 bytes are a large allocation of whole pages (more
+// than 32 KB), which carries no header, where 1 024 of 24 bytes holding
+// pointers would be rounded up past their 24 KB and the header to the
+// next size class, an eighth more.
 const (
-	chunkShift = 10
+	chunkShift = 11
 	chunkSize  = 1 << chunkShift
 )
 

@@ -153,7 +153,7 @@ func (w *World) cloneWeight() int {
 			n += 512 + 160*r.Log.State().Len()
 		}
 	}
-	return n + 48*w.check.names.Len()*(1+len(w.check.parts))
+	return n + 48*w.check.names.len()*(1+len(w.check.parts))
 }
 
 func (cl *cloner) slot(s *producerSlot) *producerSlot {
@@ -228,7 +228,7 @@ func (tx *txnWorld) clone(c *World, cl *cloner) txnWorld {
 
 // clone copies the checker; its records are shared (see the package hist).
 func (c *checker) clone(cl *cloner) *checker {
-	d := &checker{names: c.names.Clone(), byName: maps.Clone(c.byName),
+	d := &checker{names: c.names.clone(), byName: maps.Clone(c.byName),
 		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
 		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
 		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}

@@ -168,9 +168,11 @@ func TestProducerNumbers(t *testing.T) {
 	c := w.check
 	want := func(c *checker, got int32, n int32, name string) {
 		t.Helper()
-		if got != n || c.names.At(int(n)) != name {
+		if got != n || *c.names.at(int(n)) != name {
 			var names []string
-			c.names.All(0, func(_ int, v *string) bool { names = append(names, *v); return true })
+			for _, v := range c.names.all() {
+				names = append(names, *v)
+			}
 			t.Fatalf("%q: %d, want %d (names %q)", name, got, n, names)
 		}
 	}
