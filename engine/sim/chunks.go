@@ -25,7 +25,7 @@ type chunks[T any] struct {
 }
 
 // firstChunk is the room the first chunk starts with.
-const firstChunk = 8
+const firstChunk = 2
 
 func (l *chunks[T]) append(v T) {
 	k, j := uint(l.n)>>chunkShift, uint(l.n)&(chunkSize-1)

@@ -12,8 +12,9 @@ const packedBytes = 8 << 10
 // Slab's chunks of 64 would often waste a fifth of their room: an
 // allocation holding pointers that is larger than 512 bytes carries an
 // 8-byte header, and 64 values of 64 bytes and the header take the 4 864-
-// byte size class. The first chunk holds firstLen values and each next one
-// twice the last, up to what packedBytes holds with the header.
+// byte size class. The first chunk holds one value and each next one
+// twice the last, up to what packedBytes holds with the header: a world of
+// a few producers keeps little more than they need.
 type Packed[T any] struct {
 	at   *Packed[T] // where the chunk was last cut from
 	free []T
@@ -25,7 +26,7 @@ func (s *Packed[T]) New() *T {
 	if len(s.free) == 0 || s.at != s {
 		var zero T
 		most := max(1, (packedBytes-8)/int(unsafe.Sizeof(zero)))
-		s.last = min(most, max(firstLen, 2*s.last))
+		s.last = min(most, max(1, 2*s.last))
 		s.at, s.free = s, make([]T, s.last)
 	}
 	v := &s.free[0]
