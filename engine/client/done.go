@@ -32,9 +32,9 @@ func (l *doneList) Ptr(i int) *doneBatch {
 
 // start appends the first or the second entry; the others go to more
 // (settle appends there itself, inlined).
-func (l *doneList) start(d doneBatch) {
+func (l *doneList) start(d doneBatch, sc *Scratch) {
 	if l.first == nil {
-		l.first = new(doneBatch) // not &d: d would be moved to the heap before the test
+		l.first = sc.dones.New() // not &d: d would be moved to the heap before the test
 		*l.first = d
 		return
 	}

@@ -7,11 +7,12 @@ import "testing"
 // with none, one (first alone) or more entries.
 func TestDoneListClones(t *testing.T) {
 	entry := func(i int) doneBatch { return doneBatch{firstSerial: int64(i)} }
+	var sc Scratch
 	add := func(l *doneList, d doneBatch) { // as settle appends
 		if l.more != nil {
 			l.more.Append(d)
 		} else {
-			l.start(d)
+			l.start(d, &sc)
 		}
 	}
 	check := func(name string, l *doneList, n, offset int) {

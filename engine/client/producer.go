@@ -149,10 +149,17 @@ type partQueues struct {
 	outstanding []*Batch // sent and not completed, by sequence (retries included)
 }
 
-// lists returns ps.q, made if it was dropped.
-func (ps *partitionState) lists() *partQueues {
+// lists returns ps.q, made if it was dropped: one that a quiet producer
+// gave back (Compact) if the world keeps one.
+func (ps *partitionState) lists(sc *Scratch) *partQueues {
 	if ps.q == nil {
-		ps.q = &partQueues{}
+		if n := len(sc.spareLists); n > 0 {
+			ps.q = sc.spareLists[n-1]
+			sc.spareLists[n-1] = nil
+			sc.spareLists = sc.spareLists[:n-1]
+		} else {
+			ps.q = &partQueues{}
+		}
 	}
 	return ps.q
 }
@@ -211,10 +218,17 @@ type sending struct {
 	slab     []Batch    // where new batches come from
 }
 
-// sending returns p.s, made if the producer was quiet.
-func (p *Producer) sending() *sending {
+// sending returns p.s, made if the producer was quiet: one that a quiet
+// producer gave back (Compact) if the world keeps one.
+func (p *Producer) sending(sc *Scratch) *sending {
 	if p.s == nil {
-		p.s = &sending{}
+		if n := len(sc.spare); n > 0 {
+			p.s = sc.spare[n-1]
+			sc.spare[n-1] = nil
+			sc.spare = sc.spare[:n-1]
+		} else {
+			p.s = &sending{}
+		}
 	}
 	return p.s
 }
@@ -254,9 +268,8 @@ func ResolveFor(mode Mode, txnID string, settings []Setting) (Config, []string, 
 // its mode. cfg is kept, not copied: a world with a million producers of
 // the same settings holds one.
 func NewResolved(name string, mode Mode, cfg *Config, env Env) *Producer {
-	p := &Producer{
-		name: name, mode: mode, cfg: cfg, pid: record.NoProducerID, epoch: record.NoProducerEpoch, initAt: env.Now(),
-	}
+	p := env.Scratch().producers.New()
+	p.name, p.mode, p.cfg, p.pid, p.epoch, p.initAt = name, mode, cfg, record.NoProducerID, record.NoProducerEpoch, env.Now()
 	if cfg.TransactionalID != "" {
 		tv := env.TransactionVersion()
 		p.txn = &txnManager{state: Initializing, tv2: tv >= 2, features: tv, added: map[msg.TP]bool{}}
@@ -291,7 +304,25 @@ type Scratch struct {
 	// What produce requests are cut from (drainTo).
 	produceReqs    slab.Slab[msg.ProduceRequest]
 	produceBatches slab.Slices[msg.ProduceBatch]
+	// What quiet producers gave back (Compact), empty but for their room
+	// (spare requests, the capacity of their lists), for the next producer
+	// that sends: a large world whose producers each send a batch or two
+	// makes this state for a few of them at a time, not for each one.
+	spare        []*sending
+	spareLists   []*partQueues
+	spareBatches []*Batch
+	// Where what every producer keeps comes from, cut from chunks: a large
+	// world makes a million of each.
+	producers slab.Packed[Producer]
+	partSlab  slab.Packed[partitionState]
+	partLists slab.Slices[*partitionState]
+	dones     slab.Packed[doneBatch]
 }
+
+// spareMax bounds what a world keeps of what quiet producers gave back:
+// enough for thousands of producers sending at once, and at most a few
+// megabytes when far more than that go quiet together.
+const spareMax = 4096
 
 // NumBatches is the number of batches the producer has made; their ids
 // are 1 to NumBatches.
@@ -364,9 +395,15 @@ func (d *doneBatch) fill(b *Batch, id int) {
 // batchSlab is how many batches are allocated at once.
 const batchSlab = 32
 
-// newBatch hands out a zero batch from the producer's current slab (every
-// slab is new: none is reused).
-func (s *sending) newBatch(made int) *Batch {
+// newBatch hands out a zero batch: from the producer's current slab, or
+// one that a settled batch gave back (settle), or from a new slab.
+func (s *sending) newBatch(made int, sc *Scratch) *Batch {
+	if n := len(sc.spareBatches); len(s.slab) == 0 && n > 0 {
+		b := sc.spareBatches[n-1]
+		sc.spareBatches[n-1] = nil
+		sc.spareBatches = sc.spareBatches[:n-1]
+		return b
+	}
 	if len(s.slab) == 0 {
 		// Small at first: most producers of a large world make one batch.
 		s.slab = make([]Batch, min(batchSlab, max(1, made/2)))
@@ -380,8 +417,11 @@ func (s *sending) newBatch(made int) *Batch {
 }
 
 // settle moves the batches at the front of recent that are done to the
-// compact list.
-func (p *Producer) settle() {
+// compact list. Those that nothing points to any more go to sc, zero, for
+// the next batches (newBatch): not a transactional producer's, which the
+// world keeps until their transaction ends (Env.Delivered), nor one that
+// expired in flight, which its request still holds.
+func (p *Producer) settle(sc *Scratch) {
 	if p.s == nil {
 		return
 	}
@@ -393,13 +433,22 @@ func (p *Producer) settle() {
 		if l := p.done.more; l != nil {
 			l.Append(b.settled())
 		} else {
-			p.done.start(b.settled())
+			p.done.start(b.settled(), sc)
 		}
 		n++
 	}
-	if n > 0 {
-		p.s.recent = dropFront(p.s.recent, n) // keeps the capacity
+	if n == 0 {
+		return
 	}
+	if p.txn == nil {
+		for _, b := range p.s.recent[:n] {
+			if b.Request == 0 && len(sc.spareBatches) < spareMax {
+				*b = Batch{}
+				sc.spareBatches = append(sc.spareBatches, b)
+			}
+		}
+	}
+	p.s.recent = dropFront(p.s.recent, n) // keeps the capacity
 }
 
 // without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })
@@ -458,11 +507,15 @@ func (p *Producer) ps(tp msg.TP) *partitionState {
 	return nil
 }
 
-func (p *Producer) part(tp msg.TP) *partitionState {
+func (p *Producer) part(tp msg.TP, sc *Scratch) *partitionState {
 	if ps := p.ps(tp); ps != nil {
 		return ps
 	}
-	ps := &partitionState{tp: tp, lastAcked: -1, lastAckedOffset: -1, pid: p.pid, epoch: p.epoch}
+	ps := sc.partSlab.New()
+	ps.tp, ps.lastAcked, ps.lastAckedOffset, ps.pid, ps.epoch = tp, -1, -1, p.pid, p.epoch
+	if p.parts == nil {
+		p.parts = sc.partLists.Make(1) // most producers of a large world write to one partition
+	}
 	i, _ := p.partIndex(tp)
 	p.parts = slices.Insert(p.parts, i, ps)
 	return ps
@@ -497,8 +550,8 @@ func (p *Producer) req(id int) *request {
 }
 
 // addReq records a request in flight to broker b.
-func (p *Producer) addReq(id, b int) *request {
-	s := p.sending()
+func (p *Producer) addReq(id, b int, sc *Scratch) *request {
+	s := p.sending(sc)
 	var r *request
 	if n := len(s.reqs); n < cap(s.reqs) && s.reqs[:n+1][n] != nil {
 		r = s.reqs[:n+1][n] // a spare one
@@ -531,9 +584,9 @@ func (p *Producer) unlinkReq(r *request) {
 }
 
 // recycleReq keeps an unlinked request for reuse.
-func (p *Producer) recycleReq(r *request) {
+func (p *Producer) recycleReq(r *request, sc *Scratch) {
 	clearBatches(r.batches)
-	s := p.sending()
+	s := p.sending(sc)
 	spare := s.reqs[len(s.reqs):cap(s.reqs)]
 	if i := slices.Index(spare, nil); i >= 0 {
 		spare[i] = r
@@ -547,17 +600,24 @@ func (p *Producer) recycleReq(r *request) {
 // batches) and its partitions' queues — when nothing is in flight and no
 // batch is waiting: a world of a million quiet producers keeps none of it.
 // All of it is empty then, or room to go faster; it is made again when
-// used.
-func (p *Producer) Compact() {
+// used, from what sc keeps: what Compact drops goes there (up to
+// spareMax of each), for the next producer that sends.
+func (p *Producer) Compact(sc *Scratch) {
 	if s := p.s; s != nil {
 		if len(s.reqs) != 0 || len(s.recent) != 0 || slices.ContainsFunc(s.inflight, func(n int) bool { return n != 0 }) {
 			return
 		}
 		p.s = nil
+		if len(sc.spare) < spareMax {
+			sc.spare = append(sc.spare, s)
+		}
 	}
 	for _, ps := range p.parts {
 		if q := ps.q; q != nil && len(q.queue) == 0 && len(q.outstanding) == 0 {
 			ps.q = nil // none is left when no batch is: every one in a queue is not done
+			if len(sc.spareLists) < spareMax {
+				sc.spareLists = append(sc.spareLists, q)
+			}
 		}
 	}
 }
@@ -580,12 +640,13 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		}
 		p.noteTxnPartition(tp)
 	}
-	sn := p.sending()
+	sc := env.Scratch()
+	sn := p.sending(sc)
 	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
-	ps := p.part(tp)
+	ps := p.part(tp, sc)
 	// The batch is zero (newBatch): only the fields that are not are
 	// written, not the whole struct through a copy built on the stack.
-	b := sn.newBatch(id)
+	b := sn.newBatch(id, sc)
 	b.ID, b.TP, b.Count, b.FirstSerial, b.Key = id, tp, count, p.serial, key
 	b.CreatedMs, b.Timestamp, b.PID, b.Epoch, b.Seq = env.Now(), env.Timestamp(), -1, -1, -1
 	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.ps = Queued, -1, env.Now(), hasValue, ps
@@ -594,7 +655,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	}
 	p.serial += int64(count)
 	sn.recent = append(sn.recent, b)
-	q := ps.lists()
+	q := ps.lists(sc)
 	q.queue = append(q.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
 	env.Wake(env.Now())

@@ -38,9 +38,9 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 			p.complete(b, res, env)
 		}
 	}
-	p.settle()
+	p.settle(env.Scratch())
 	env.Wake(env.Now())
-	p.recycleReq(req)
+	p.recycleReq(req, env.Scratch())
 	return true
 }
 
@@ -137,7 +137,7 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
 	ps := b.ps
 	if p.cfg.Idempotent {
-		q := ps.lists()
+		q := ps.lists(env.Scratch())
 		q.outstanding = without(q.outstanding, b)
 		if b.PID == ps.pid && b.Epoch == ps.epoch {
 			ps.lastAcked = max(ps.lastAcked, b.LastSeq())
@@ -223,7 +223,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 	b.State, b.Err, b.ErrText = Retrying, code, reason
 	b.Attempts++
 	b.ReadyAt = env.Now() + p.backoff(b.Attempts, env.Jitter())
-	q := b.ps.lists()
+	q := b.ps.lists(env.Scratch())
 	i := 0
 	if p.cfg.Idempotent {
 		for i < len(q.queue) && q.queue[i].Seq >= 0 && q.queue[i].Seq < b.Seq {
@@ -247,7 +247,7 @@ func (p *Producer) reenqueue(b *Batch, code kerr.Code, reason string, env Env) {
 func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason string, adjust bool, env Env) {
 	b.State, b.Err, b.ErrText = state, code, reason
 	ps := b.ps
-	q := ps.lists()
+	q := ps.lists(env.Scratch())
 	q.queue = without(q.queue, b)
 	wasOutstanding := slices.Contains(q.outstanding, b)
 	q.outstanding = without(q.outstanding, b)
@@ -343,7 +343,7 @@ func (p *Producer) OnTimer(kind TimerKind, ref int, env Env) bool {
 		if p.txn != nil {
 			p.txnBatchFailed(kerr.RequestTimedOut, env)
 		}
-		p.settle()
+		p.settle(env.Scratch())
 		env.Wake(env.Now())
 		return true
 	}
@@ -385,7 +385,7 @@ func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env
 	if s := p.s; s != nil && broker >= 0 && broker < len(s.inflight) {
 		s.inflight[broker] = 0
 	}
-	p.settle()
+	p.settle(env.Scratch())
 	env.Wake(env.Now()) // the next request opens a new connection
 	return len(gone) > 0
 }

@@ -24,7 +24,7 @@ func (p *Producer) RunSender(env Env) bool {
 		return false
 	}
 	did := p.runSender(env)
-	p.settle()
+	p.settle(env.Scratch())
 	p.scheduleWake(env)
 	return did
 }
@@ -68,6 +68,11 @@ func (p *Producer) runSender(env Env) bool {
 	return did
 }
 
+// idempotentInit is the InitProducerId request of every producer that is
+// not transactional, boxed once: boxed at each send, it would be an
+// allocation of its own. A message's body is never changed once sent.
+var idempotentInit msg.Body = msg.InitProducerIDRequest{TimeoutMs: math.MaxInt32, ProducerID: -1, Epoch: -1}
+
 // maybeInit sends InitProducerId: the first one, or (a transactional
 // producer after an abortable error, version 1) the one that asks the
 // coordinator to bump the epoch, carrying the current id and epoch (KIP-360).
@@ -82,16 +87,16 @@ func (p *Producer) maybeInit(env Env) bool {
 	if !ok || !env.Ready(b) {
 		return false // nobody to ask: the world wakes the producer when a broker or coordinator comes
 	}
-	timeout := int32(math.MaxInt32)
-	req := msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: timeout, ProducerID: -1, Epoch: -1}
+	body := idempotentInit
 	if p.txn != nil {
-		req.TimeoutMs = p.cfg.TransactionTimeoutMs
+		req := msg.InitProducerIDRequest{TransactionalID: p.cfg.TransactionalID, TimeoutMs: p.cfg.TransactionTimeoutMs, ProducerID: -1, Epoch: -1}
 		if p.pid >= 0 {
 			req.ProducerID, req.Epoch = p.pid, p.epoch
 		}
+		body = req
 	}
-	id := p.send(b, req, env)
-	p.addReq(id, b).init = true
+	id := p.send(b, body, env)
+	p.addReq(id, b, env.Scratch()).init = true
 	p.initWaiting = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 	return true
@@ -142,10 +147,10 @@ func (p *Producer) drainTo(b int, env Env) bool {
 			p.ack(ba, -1, env)
 		}
 		clearBatches(batches)
-		p.settle()
+		p.settle(env.Scratch())
 		return true
 	}
-	r := p.addReq(id, b)
+	r := p.addReq(id, b, sc)
 	for _, ba := range batches {
 		ba.Request = id
 		r.batches = append(r.batches, ba) // one by one: no copy through the runtime for a batch or two
@@ -197,7 +202,7 @@ func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
-		q := ps.lists()
+		q := ps.lists(env.Scratch())
 		q.outstanding = insertBySeq(q.outstanding, b)
 	}
 	b.Bytes = p.encode(b, env.Arena(), env.Scratch())

@@ -210,7 +210,7 @@ func (p *Producer) SendOffsets(group string, offsets []msg.Offset, member string
 
 // End is commitTransaction (commit) or abortTransaction.
 func (p *Producer) End(commit bool, env Env) {
-	defer p.settle()
+	defer p.settle(env.Scratch())
 	t := p.txn
 	call := "abortTransaction"
 	if commit {
@@ -313,7 +313,7 @@ func (p *Producer) runTxn(env Env) bool {
 
 func (p *Producer) sendTxn(b int, body msg.Body, env Env) {
 	id := p.send(b, body, env)
-	p.addReq(id, b).txn = true
+	p.addReq(id, b, env.Scratch()).txn = true
 	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 }
 

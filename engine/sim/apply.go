@@ -375,7 +375,8 @@ func (w *World) createProducer(c *script.Producer) error {
 	for _, kv := range c.Config {
 		settings = append(settings, client.Setting{Key: kv.Key, Value: kv.Value})
 	}
-	s := &producerSlot{w: w, mode: modeOf(c.Mode)}
+	s := w.slots.New()
+	s.w, s.mode = w, modeOf(c.Mode)
 	if c.TxnID != "" || settings != nil {
 		s.extra = &slotExtra{id: c.TxnID, config: settings}
 	}

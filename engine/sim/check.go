@@ -225,10 +225,10 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 	if id.who < 0 {
 		return pc.values.Get(id)
 	}
-	if int(id.who) >= len(c.seen) {
+	if int(id.who) >= c.seen.len() {
 		return 0, false
 	}
-	e := c.seen[id.who].get(int(id.n))
+	e := c.seen.at(int(id.who)).get(int(id.n))
 	if e.gen != pc.gen {
 		return 0, false
 	}
@@ -239,31 +239,31 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 // that the judged log all holds (held) or all does not (!held), reading
 // its marks a run at a time.
 func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int64 {
-	if int(who) >= len(c.seen) {
+	if int(who) >= c.seen.len() {
 		if held {
 			return 0
 		}
 		return n
 	}
 	gen := pc.gen
-	return int64(c.seen[who].prefix(int(first), int(n), func(x seenAt) bool { return (x.gen == gen) == held }))
+	return int64(c.seen.at(int(who)).prefix(int(first), int(n), func(x seenAt) bool { return (x.gen == gen) == held }))
 }
 
 // markRun records that the judged log holds n records of a producer, from
 // serial first at offset, one after the other.
 func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset int64) {
-	for int(who) >= len(c.seen) {
-		c.seen = append(c.seen, seenRecs{})
+	for int(who) >= c.seen.len() {
+		c.seen.append(seenRecs{})
 	}
-	c.seen[who].setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen})
+	c.seen.at(int(who)).setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen})
 }
 
 // maxOf returns the highest serial of a producer the check has marked.
 func (c *checker) maxOf(pc *partCheck, who int32) (int64, bool) {
-	if int(who) >= len(c.seen) {
+	if int(who) >= c.seen.len() {
 		return 0, false
 	}
-	return c.seen[who].maxOf(pc.gen)
+	return c.seen.at(int(who)).maxOf(pc.gen)
 }
 
 // newPartCheck starts checking a partition's leader log from its start.
@@ -285,14 +285,14 @@ func (c *checker) restart(pc *partCheck) {
 // reads what producers sent and what logs hold: the same check a Jepsen
 // test makes from the outside.
 type checker struct {
-	names     []string         // producer numbers to names; the numbers are in the producers' slots (slotWho)
+	names     chunks[string]   // producer numbers to names; the numbers are in the producers' slots (slotWho)
 	byName    map[string]int32 // the numbers of names first numbered with no world producer (nameWho)
 	values    hist.List[string]
 	valueNums hist.Map[string, int32]
 	sources   sourceIndex
-	seen      []seenRecs   // by producer number, by serial: where a judged log holds the record
-	gens      uint32       // partition checks started so far
-	parts     []*partCheck // by index in the world's partitions
+	seen      chunks[seenRecs] // by producer number, by serial: where a judged log holds the record
+	gens      uint32           // partition checks started so far
+	parts     []*partCheck     // by index in the world's partitions
 	acks      hist.List[ackRec]
 	lost      hist.Map[int, struct{}] // acks found lost (by index): reported once
 	fresh     []int                   // acks not checked yet
@@ -406,15 +406,15 @@ func (c *checker) sourceOf(who int32, b *client.Batch) source {
 
 // addName numbers a producer not numbered yet.
 func (c *checker) addName(name string) int32 {
-	c.names = append(c.names, name)
-	return int32(len(c.names) - 1)
+	c.names.append(name)
+	return int32(c.names.len() - 1)
 }
 
 func (c *checker) describe(s source, i int64) string {
 	if s.value >= 0 {
 		return fmt.Sprintf("value %q #%d", c.values.At(int(s.value)), i)
 	}
-	return fmt.Sprintf("%s serial %d", c.names[s.who], s.firstSerial+i)
+	return fmt.Sprintf("%s serial %d", *c.names.at(int(s.who)), s.firstSerial+i)
 }
 
 // noteSent remembers which records a batch's bytes hold.
@@ -632,7 +632,7 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 		dup(i, prev)
 		i++
 	}
-	producer := c.names[src.who]
+	producer := *c.names.at(int(src.who))
 	if len(dups) > 0 {
 		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
 			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
@@ -680,7 +680,7 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	}
 	c.lost.Set(j, struct{}{})
 	tp := w.parts[a.partition].tp
-	producer := c.names[a.src.who]
+	producer := *c.names.at(int(a.src.who))
 	last := int64(a.count) - 1
 	c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: producer,
 		Offsets: []int64{a.offset, a.offset + last}, Serials: []int64{a.src.firstSerial, a.src.firstSerial + last},

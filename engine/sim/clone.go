@@ -80,8 +80,8 @@ func (w *World) clone(live bool) *World {
 		c.otherPairs[k] = &q
 		cl.pairs[ps] = &q
 	}
-	c.producers = producerTable{all: make([]namedSlot, len(w.producers.all)), index: slices.Clone(w.producers.index)}
-	for i, e := range w.producers.all {
+	c.producers = producerTable{all: w.producers.all.clone(), index: slices.Clone(w.producers.index)}
+	for i, e := range w.producers.all.all() {
 		s := e.slot
 		t := *s
 		if s.p != nil {
@@ -100,12 +100,12 @@ func (w *World) clone(live bool) *World {
 		for i := range s.pairs {
 			cl.pairs[&s.pairs[i]] = &t.pairs[i]
 		}
-		c.producers.all[i] = namedSlot{e.name, &t}
+		c.producers.all.at(i).slot = &t
 		cl.slots[s] = &t
 	}
 	c.tx = w.tx.clone(c, cl)
 	c.ext = w.ext.clone(cl)
-	for _, e := range c.producers.all {
+	for _, e := range c.producers.all.all() {
 		if x := e.slot.extra; x != nil && x.held != nil {
 			held := make([]item, len(x.held))
 			for i, it := range x.held {
@@ -147,13 +147,13 @@ func (w *World) clone(live bool) *World {
 // cloneWeight estimates the bytes a copy of the world's state takes
 // (what clone copies rather than shares).
 func (w *World) cloneWeight() int {
-	n := 4096 + 1536*len(w.producers.all) + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
+	n := 4096 + 1536*w.producers.all.len() + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
 			n += 512 + 160*r.Log.State().Len()
 		}
 	}
-	return n + 48*len(w.check.names)*(1+len(w.check.parts))
+	return n + 48*w.check.names.len()*(1+len(w.check.parts))
 }
 
 func (cl *cloner) slot(s *producerSlot) *producerSlot {
@@ -228,13 +228,13 @@ func (tx *txnWorld) clone(c *World, cl *cloner) txnWorld {
 
 // clone copies the checker; its records are shared (see the package hist).
 func (c *checker) clone(cl *cloner) *checker {
-	d := &checker{names: slices.Clone(c.names), byName: maps.Clone(c.byName),
+	d := &checker{names: c.names.clone(), byName: maps.Clone(c.byName),
 		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
 		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
 		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}
-	d.seen = make([]seenRecs, len(c.seen))
-	for i := range c.seen {
-		d.seen[i] = c.seen[i].clone()
+	d.seen = c.seen.clone()
+	for i, s := range c.seen.all() {
+		*d.seen.at(i) = s.clone()
 	}
 	d.parts = make([]*partCheck, len(c.parts))
 	for i, pc := range c.parts {

@@ -15,12 +15,12 @@ import (
 // producer that is not quiet). It returns how many were quiet.
 func compactAll(w *World) int {
 	n := 0
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		if s := e.slot; s.p != nil {
 			if s.p.NumBatches() > 0 && !s.p.Pending() && len(s.p.InFlightRequests()) == 0 {
 				n++
 			}
-			s.p.Compact()
+			s.p.Compact(&w.scratch)
 		}
 	}
 	return n
@@ -56,7 +56,7 @@ func producerDump(p *client.Producer) string {
 // worldProducers dumps every producer of the world.
 func worldProducers(w *World) string {
 	var b strings.Builder
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		if s := e.slot; s.p != nil {
 			b.WriteString(producerDump(s.p))
 		}
@@ -105,7 +105,7 @@ func TestCompactProducersProperty(t *testing.T) {
 				t.Fatalf("seed %d, command %d (%v): compacted producers differ:\n%s\nwant:\n%s", seed, i, c, got, want)
 			}
 			if i == half {
-				for _, e := range compact.producers.all {
+				for _, e := range compact.producers.all.all() {
 					name := e.name
 					if p, q := e.slot.p, whole.w.producers.get(name).p; p != nil && producerDump(p.Clone()) != producerDump(q) {
 						t.Fatalf("seed %d: the clone of compacted producer %s differs", seed, name)

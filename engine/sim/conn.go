@@ -174,7 +174,7 @@ func (w *World) brokerPair(from, to int, ch channel) *pairState {
 // clientPairs returns the pairs of a new producer or consumer named name,
 // taking over what an earlier sender under that name (inject) left.
 func (w *World) clientPairs(name string) []pairState {
-	pairs := make([]pairState, len(w.brokers))
+	pairs := w.pairSlab.Make(len(w.brokers))[:len(w.brokers)]
 	for i := range pairs {
 		k := connPair{opener: msg.ClientAddr(name), broker: i + 1}
 		if ps := w.otherPairs[k]; ps != nil {
@@ -199,7 +199,7 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 	}
 	ps.n++
 	w.nextConn++
-	c := &connection{key: connKey{p, int(ps.n)}, id: w.nextConn, ps: ps}
+	c := w.newConn(connKey{p, int(ps.n)}, w.nextConn, ps)
 	if p.opener.Client != "" {
 		// A name is a producer's or a consumer's, never both.
 		if c.slot = w.producers.get(p.opener.Client); c.slot == nil {
@@ -289,13 +289,37 @@ func (w *World) idleConn(c *connection) {
 	w.dropConn(c)
 	c.ps.c, c.ps.idle = nil, int32(c.id)
 	if s := c.slot; s.p != nil && !s.removed {
-		s.p.Compact() // a quiet producer keeps no room to go faster either
+		s.p.Compact(&w.scratch) // a quiet producer keeps no room to go faster either
 	}
+	if len(w.spareConns) < spareConnsMax {
+		w.spareConns = append(w.spareConns, c) // nothing points to it any more
+	}
+}
+
+// spareConnsMax bounds the connections a world keeps for reuse (World.
+// spareConns): enough for thousands of producers sending at once, and a
+// few hundred kilobytes when far more than that go quiet together.
+const spareConnsMax = 4096
+
+// newConn returns a new connection: one that went idle (and that nothing
+// points to any more), made new, if the world keeps one. A large world's
+// producers each open a connection, send a request or two and go quiet:
+// most connections are made from one that went idle, not allocated.
+func (w *World) newConn(k connKey, id int, ps *pairState) *connection {
+	n := len(w.spareConns)
+	if n == 0 {
+		return &connection{key: k, id: id, ps: ps}
+	}
+	c := w.spareConns[n-1]
+	w.spareConns[n-1] = nil
+	w.spareConns = w.spareConns[:n-1]
+	*c = connection{key: k, id: id, ps: ps}
+	return c
 }
 
 // wakeConn makes a pair's idle connection again, as it was.
 func (w *World) wakeConn(p connPair, ps *pairState) *connection {
-	c := &connection{key: connKey{p, int(ps.n)}, id: int(ps.idle), ps: ps}
+	c := w.newConn(connKey{p, int(ps.n)}, int(ps.idle), ps)
 	c.slot = w.producers.get(p.opener.Client)
 	ps.c, ps.idle = c, 0
 	w.conns[c.id] = c
@@ -328,7 +352,7 @@ func (w *World) wakeConnsOf(name string, broker int) {
 		}
 		return
 	}
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		wake(e.name, e.slot)
 	}
 }

@@ -134,7 +134,7 @@ func (w *World) kill(id int) error {
 // leader, a coordinator moved, a broker came back), and what waited for a
 // broker that was down may go now.
 func (w *World) wakeClients() {
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		if s := e.slot; !s.removed {
 			s.Wake(w.now)
 		}

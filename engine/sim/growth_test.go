@@ -32,7 +32,7 @@ func TestNothingGrowsWithoutBound(t *testing.T) {
 			if limit := actorBound(w); others > limit {
 				t.Fatalf("seed %d, command %d: %d timers and wakes can act, more than the state accounts for (%d)", seed, i, others, limit)
 			}
-			if n := len(w.conns); n > 4*len(w.brokers)*(len(w.producers.all)+len(w.tx.cons)+2*len(w.brokers))+deliveries {
+			if n := len(w.conns); n > 4*len(w.brokers)*(w.producers.all.len()+len(w.tx.cons)+2*len(w.brokers))+deliveries {
 				t.Fatalf("seed %d, command %d: %d connections remembered", seed, i, n)
 			}
 		}
@@ -42,7 +42,7 @@ func TestNothingGrowsWithoutBound(t *testing.T) {
 // inFlight is the number of requests producers wait for.
 func inFlight(w *World) int {
 	n := 0
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		s := e.slot
 		if s.p == nil {
 			continue
@@ -58,7 +58,7 @@ func inFlight(w *World) int {
 // messages on the wire.
 func actorBound(w *World) int {
 	n := 0
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		s := e.slot
 		n += 1 + 2*len(w.brokers) // a wake, close notices
 		if s.p == nil {

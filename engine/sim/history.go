@@ -60,13 +60,15 @@ func (w *World) compactForm(c script.Command) script.Command {
 	case *script.Send:
 		if !c.HasKey && !c.HasValue && c.Key == "" && c.Value == "" && c.TP.Topic == w.cluster.Topic && fits(c.TP.Partition, math.MaxUint8) &&
 			fits(c.Count, math.MaxUint16) && fits(c.At.Line, math.MaxInt32) && fits(c.At.Col, math.MaxUint8) {
-			s := w.sends.New() // the history keeps one a send: cut from chunks, not an allocation each
+			s := w.sentRecs.New() // the history keeps one a send: cut from chunks, not an allocation each
 			s.producer, s.partition, s.count, s.line, s.col = c.Producer, uint8(c.TP.Partition), uint16(c.Count), int32(c.At.Line), uint8(c.At.Col)
 			return s
 		}
 	case *script.Producer:
 		if c.TxnID == "" && c.Config == nil && fits(int(c.Mode), math.MaxUint8) && fits(c.At.Line, math.MaxInt32) && fits(c.At.Col, math.MaxUint16) {
-			return &madeProducer{name: c.Name, mode: uint8(c.Mode), line: int32(c.At.Line), col: uint16(c.At.Col)}
+			p := w.madeProds.New()
+			p.name, p.mode, p.line, p.col = c.Name, uint8(c.Mode), int32(c.At.Line), uint16(c.At.Col)
+			return p
 		}
 	}
 	return c

@@ -15,7 +15,7 @@ func idleEverywhere(w *World) { w.connsKept = 0 }
 // idlePairs counts the producers' connections whose state is dropped.
 func idlePairs(w *World) int {
 	n := 0
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		for _, ps := range e.slot.pairs {
 			if ps.idle != 0 {
 				n++

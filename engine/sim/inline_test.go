@@ -160,8 +160,12 @@ func TestProducerNumbers(t *testing.T) {
 	c := w.check
 	want := func(c *checker, got int32, n int32, name string) {
 		t.Helper()
-		if got != n || c.names[n] != name {
-			t.Fatalf("%q: %d, want %d (names %q)", name, got, n, c.names)
+		if got != n || *c.names.at(int(n)) != name {
+			var names []string
+			for _, v := range c.names.all() {
+				names = append(names, *v)
+			}
+			t.Fatalf("%q: %d, want %d (names %q)", name, got, n, names)
 		}
 	}
 	want(c, c.nameWho(w, "x"), 0, "x") // no producer of the name

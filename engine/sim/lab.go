@@ -227,7 +227,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 			}
 			return true
 		})
-		for _, e := range w.producers.all {
+		for _, e := range w.producers.all.all() {
 			s := e.slot
 			if s.p == nil || s.removed {
 				continue

@@ -52,9 +52,10 @@ type qent struct {
 // has grown to the most items ever queued at once.
 //
 // Most items are deliveries, due a fixed time after they are sent, so
-// they come due in the order they were queued: those go into a FIFO lane
-// (lane[lh:]) as long as each is due no earlier than the one before it,
-// and everything else into a binary min-heap. The lane is sorted by
+// they come due in the order they were queued, and wakes of producers'
+// senders due at once: those go into a FIFO lane (lane[lh:]) as long as
+// each is due no earlier than the one before it, and everything else (the
+// timers, due later) into a binary min-heap. The lane is sorted by
 // (due, seq) — seq only grows — so the next item is the earlier of the
 // lane's head and the heap's top, and the order is exactly the one heap's.
 // A delivery costs a few instructions instead of a heap's sift up and

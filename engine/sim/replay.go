@@ -193,7 +193,7 @@ func (w *World) historyBytes() int {
 			n += 192 * r.Log.NumBatches()
 		}
 	}
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		if s := e.slot; s.p != nil {
 			n += 140 * s.p.Settled()
 		}

@@ -42,7 +42,7 @@ func pausedWorld(t *testing.T) *World {
 func TestHeldItemsAreTheSlots(t *testing.T) {
 	a, b := pausedWorld(t), pausedWorld(t)
 	held := 0
-	for _, e := range a.producers.all {
+	for _, e := range a.producers.all.all() {
 		held += len(e.slot.held())
 	}
 	if held == 0 {
@@ -52,7 +52,7 @@ func TestHeldItemsAreTheSlots(t *testing.T) {
 		t.Fatal("two worlds given the same commands are not deeply equal")
 	}
 	c := a.Clone()
-	for _, e := range c.producers.all {
+	for _, e := range c.producers.all.all() {
 		name, s := e.name, e.slot
 		for _, it := range s.held() {
 			if it.slot != nil && it.slot != s || it.kind == itemDeliver && it.fl.to != nil && it.fl.to != s {

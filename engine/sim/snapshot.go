@@ -235,7 +235,7 @@ func (w *World) Snapshot() *Snapshot {
 	for _, m := range w.parts {
 		s.Partitions = append(s.Partitions, w.partitionView(m))
 	}
-	for _, e := range w.producers.all {
+	for _, e := range w.producers.all.all() {
 		s.Producers = append(s.Producers, w.producerView(e.name))
 	}
 	w.txnViews(s)

@@ -36,10 +36,10 @@ func TestProducerTable(t *testing.T) {
 			t.Fatalf("put %d: the absent name %s is found", i, probe)
 		}
 	}
-	if len(tab.all) != len(order) || 2*len(tab.all) > len(tab.index) {
-		t.Fatalf("%d names in an index of %d, want %d at most half full", len(tab.all), len(tab.index), len(order))
+	if tab.all.len() != len(order) || 2*tab.all.len() > len(tab.index) {
+		t.Fatalf("%d names in an index of %d, want %d at most half full", tab.all.len(), len(tab.index), len(order))
 	}
-	for i, e := range tab.all {
+	for i, e := range tab.all.all() {
 		if e.name != order[i] || e.slot != want[e.name] || tab.get(e.name) != e.slot {
 			t.Fatalf("number %d: %s, want %s and its last slot", i, e.name, order[i])
 		}

@@ -312,7 +312,7 @@ func TestEOSLabKIP447GenerationFencesZombies(t *testing.T) {
 // refusedByGeneration reports whether a producer's transaction was made
 // abortable by a group-metadata mismatch.
 func refusedByGeneration(w *World) bool {
-	for _, ns := range w.producers.all {
+	for _, ns := range w.producers.all.all() {
 		if e := ns.slot.p.TxnError(); e == kerr.UnknownMemberID || e == kerr.IllegalGeneration {
 			return true
 		}

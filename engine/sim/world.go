@@ -98,8 +98,8 @@ func (s *producerSlot) name() string { return s.p.Name() }
 // its hash matches. Names are never removed: a failed creation keeps its
 // slot (removed), a restart replaces it.
 type producerTable struct {
-	all   []namedSlot // by number
-	index []uint64    // by hash, probed linearly: hash<<32 | number+1 (0: free); a power of 2, at most half full
+	all   chunks[namedSlot] // by number
+	index []uint64          // by hash, probed linearly: hash<<32 | number+1 (0: free); a power of 2, at most half full
 }
 
 type namedSlot struct {
@@ -113,7 +113,7 @@ func (t *producerTable) find(name string, h uint32) int {
 	mask := len(t.index) - 1
 	for i := home(h, mask); ; i = (i + 1) & mask {
 		e := t.index[i]
-		if e == 0 || uint32(e>>32) == h && t.all[uint32(e)-1].name == name {
+		if e == 0 || uint32(e>>32) == h && t.all.at(int(uint32(e))-1).name == name {
 			return i
 		}
 	}
@@ -125,8 +125,8 @@ func home(h uint32, mask int) int { return int(uint64(h)*0x9e3779b97f4a7c15>>32)
 
 // names lists the producers' names by number.
 func (t *producerTable) names() []string {
-	out := make([]string, len(t.all))
-	for i, e := range t.all {
+	out := make([]string, t.all.len())
+	for i, e := range t.all.all() {
 		out[i] = e.name
 	}
 	return out
@@ -136,16 +136,16 @@ func (t *producerTable) names() []string {
 // are compared without hashing (as a Go map does with up to 8 keys): the
 // lab's worlds have a few producers, and look one up for every send.
 func (t *producerTable) get(name string) *producerSlot {
-	if len(t.all) <= 8 {
-		for i := range t.all {
-			if t.all[i].name == name {
-				return t.all[i].slot
+	if t.all.len() <= 8 {
+		for _, e := range t.all.all() {
+			if e.name == name {
+				return e.slot
 			}
 		}
 		return nil
 	}
 	if e := t.index[t.find(name, nameHash(name))]; e != 0 {
-		return t.all[uint32(e)-1].slot
+		return t.all.at(int(uint32(e)) - 1).slot
 	}
 	return nil
 }
@@ -153,16 +153,16 @@ func (t *producerTable) get(name string) *producerSlot {
 // put makes s the slot of the producer named name, numbering a new name.
 func (t *producerTable) put(name string, s *producerSlot) {
 	h := nameHash(name)
-	if 2*(len(t.all)+1) > len(t.index) {
+	if 2*(t.all.len()+1) > len(t.index) {
 		t.grow()
 	}
 	i := t.find(name, h)
 	if e := t.index[i]; e != 0 {
-		t.all[uint32(e)-1].slot = s
+		t.all.at(int(uint32(e)) - 1).slot = s
 		return
 	}
-	t.all = append(t.all, namedSlot{name, s})
-	t.index[i] = uint64(h)<<32 | uint64(len(t.all))
+	t.all.append(namedSlot{name, s})
+	t.index[i] = uint64(h)<<32 | uint64(t.all.len())
 }
 
 // nameHash is the FNV-1a hash of a producer's name.
@@ -293,8 +293,11 @@ type World struct {
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
-	sends       slab.Slab[sentRecords]      // the history's sends (compactForm)
 	armed       slab.Slab[armedFault]       // the faults armed
+	slots       slab.Packed[producerSlot]   // what the world keeps of each producer, cut from chunks (a large world makes a million)
+	pairSlab    slab.Slices[pairState]
+	madeProds   slab.Packed[madeProducer]
+	sentRecs    slab.Packed[sentRecords] // the history's sends (compactForm)
 	seq         uint64
 	nextMsgID   int
 	faults      []*armedFault
@@ -320,6 +323,7 @@ type World struct {
 	benv        *brokerEnv          // the brokers' view of the world
 	conns       map[int]*connection // by id: the connections not forgotten yet
 	connCache   [8]*connection      // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
+	spareConns  []*connection       // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
 	nextConn    int
 	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)

@@ -60,3 +60,34 @@ func TestMakeNeverShares(t *testing.T) {
 		t.Fatalf("a large slice: cap %d", cap(v))
 	}
 }
+
+// TestPackedNeverShares: as TestNewNeverShares, for Packed, whose chunks
+// grow to what packedBytes holds with an allocation's header.
+func TestPackedNeverShares(t *testing.T) {
+	type v64 struct {
+		p *int
+		x [7]int64
+	}
+	var s Packed[v64]
+	seen := map[*v64]bool{}
+	const n = 1000
+	for i := range n {
+		v := s.New()
+		if seen[v] || *v != (v64{}) {
+			t.Fatalf("value %d handed out twice or not zero", i)
+		}
+		seen[v] = true
+		v.x[0] = int64(i + 1)
+	}
+	if most := (packedBytes - 8) / 64; s.last != most {
+		t.Fatalf("chunks of %d values, want %d", s.last, most)
+	}
+	c := s
+	for range n {
+		v, w := s.New(), c.New()
+		if v == w || seen[v] || seen[w] {
+			t.Fatal("the copy cut from the original's chunk")
+		}
+		seen[v], seen[w] = true, true
+	}
+}
