@@ -57,7 +57,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 			return nil, false
 		}
 		next := &w.queue.slab[head.at]
-		if !w.live(next) {
+		if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
 			if !inLane && len(w.queue.heap) >= w.sweepAt {
 				// Timers that can never act again come due one after
 				// another (a request answered long before its timeout):
@@ -92,7 +92,12 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		at, it := head.at, next
 		w.queue.removeNext(inLane)
 		w.now = max(before, it.due)
-		did := w.perform(it)
+		var did bool
+		if it.kind == itemDeliver { // most items: perform's first case, without its call
+			did = w.deliver(it)
+		} else {
+			did = w.perform(it)
+		}
 		w.queue.release(at)
 		if did {
 			return w.finishStep(), true
