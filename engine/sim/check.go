@@ -171,27 +171,16 @@ func (s *seenRecs) maxOf(gen uint32) (int64, bool) {
 	return 0, false
 }
 
-// prefix counts the serials from i on, at most n, whose marks satisfy ok
-// before the first whose mark does not, asking ok once a run of equal
-// marks.
-func (s *seenRecs) prefix(i, n int, ok func(seenAt) bool) int {
-	m := 0
+// runOf returns serial i's mark and how many serials from i on, k ≤ n,
+// are marked alike (k ≥ 1 when n ≥ 1).
+func (s *seenRecs) runOf(i, n int) (seenAt, int) {
 	if i < int(s.n) {
-		if !ok(s.run()) {
-			return 0
-		}
-		m = min(n, int(s.n)-i)
+		return s.run(), min(n, int(s.n)-i)
 	}
-	switch {
-	case m == n:
-		return m
-	case s.rest == nil:
-		if ok(seenAt{}) {
-			return n
-		}
-		return m
+	if s.rest == nil {
+		return seenAt{}, n
 	}
-	return m + s.rest.v.Prefix(i+m, n-m, ok)
+	return s.rest.v.Run(i, n)
 }
 
 func (s *seenRecs) clone() seenRecs {
@@ -237,7 +226,7 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 
 // span counts the records of a producer from serial first on, at most n,
 // that the judged log all holds (held) or all does not (!held), reading
-// its marks a run at a time.
+// its marks a run at a time (hist.Runs.Run).
 func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int64 {
 	if int(who) >= c.seen.len() {
 		if held {
@@ -245,8 +234,16 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 		}
 		return n
 	}
-	gen := pc.gen
-	return int64(c.seen.at(int(who)).prefix(int(first), int(n), func(x seenAt) bool { return (x.gen == gen) == held }))
+	v := c.seen.at(int(who))
+	var m int64
+	for m < n {
+		x, k := v.runOf(int(first+m), int(n-m))
+		if in := x.gen == pc.gen; in != held {
+			return m
+		}
+		m += int64(k)
+	}
+	return m
 }
 
 // markRun records that the judged log holds n records of a producer, from

@@ -65,17 +65,18 @@ func TestInlineRecordsActAsVectors(t *testing.T) {
 				t.Fatalf("seed %d: the clone's serial %d: %+v, want %+v", seed, i, got, want)
 			}
 		}
-		// prefix stops where the model's marks first differ from serial i's.
-		for i := range 400 {
-			x := seenModel.Get(i)
-			k := seen.prefix(i, 400-i, func(y seenAt) bool { return y == x })
-			want := 1
-			for i+want < 400 && seenModel.Get(i+want) == x {
-				want++
+		// runOf covers every serial once, in pieces that read as the model.
+		for i := 0; i < 400; {
+			got, k := seen.runOf(i, 400-i)
+			if k < 1 {
+				t.Fatalf("seed %d: an empty piece at %d", seed, i)
 			}
-			if k != want {
-				t.Fatalf("seed %d: prefix at %d covers %d serials, want %d", seed, i, k, want)
+			for j := range k {
+				if want := seenModel.Get(i + j); got != want {
+					t.Fatalf("seed %d: runOf at %d+%d: %+v, want %+v", seed, i, j, got, want)
+				}
 			}
+			i += k
 		}
 	}
 }

@@ -80,37 +80,18 @@ func (r *Runs[T]) Get(i int) T {
 	return zero
 }
 
-// Prefix returns how many entries from i on, at most n, satisfy ok
-// before the first that does not; ok is asked once a run (a chunk's run,
-// or a chunk never written).
-func (r *Runs[T]) Prefix(i, n int, ok func(T) bool) int {
-	m := 0
-	for m < n {
-		u := uint(i + m)
-		off := int(u % runsChunkLen)
-		k := min(n-m, runsChunkLen-off) // what is left to read in this chunk
-		ch := r.chunk(u / runsChunkLen)
-		if ch == nil {
-			var zero T
-			if !ok(zero) {
-				return m
-			}
-			m += k
-			continue
-		}
-		for j := ch.find(off); ; j++ {
-			if !ok(ch.vals[j]) {
-				return m
-			}
-			end := ch.end(j)
-			if end-off >= k {
-				m += k
-				break
-			}
-			m, k, off = m+end-off, k-(end-off), end
-		}
+// Run returns entry i and how many entries from i on, k ≤ n, hold the
+// same value within its chunk's run (k ≥ 1 when n ≥ 1).
+func (r *Runs[T]) Run(i, n int) (x T, k int) {
+	u := uint(i)
+	off := int(u % runsChunkLen)
+	k = min(n, runsChunkLen-off)
+	ch := r.chunk(u / runsChunkLen)
+	if ch == nil {
+		return x, k
 	}
-	return m
+	j := ch.find(off)
+	return ch.vals[j], min(k, ch.end(j)-off)
 }
 
 // SetRange sets entries i to i+n-1 (i ≥ 0) to x, as n calls of Set would.

@@ -61,21 +61,19 @@ func TestRunsIsASliceAcrossCopies(t *testing.T) {
 				t.Fatalf("copy %d: entry %d is %d, want %d", pi, i, got, want)
 			}
 		}
-		// Prefix stops at the first entry that differs from i's.
-		for range 300 {
-			i := rng.IntN(size + runsChunkLen)
+		// Run reads what Get reads, a whole run at a time within a chunk.
+		for i := 0; i < size+runsChunkLen; {
 			n := 1 + rng.IntN(3*runsChunkLen)
-			x := p.r.Get(i)
-			asked := 0
-			k := p.r.Prefix(i, n, func(y int32) bool { asked++; return y == x })
-			if k < 1 || k > n || k < n && p.r.Get(i+k) == x || asked > k/runsChunkLen+4*(k+1) {
-				t.Fatalf("copy %d: Prefix(%d, %d) of %d covers %d entries, asked %d times", pi, i, n, x, k, asked)
+			x, k := p.r.Run(i, n)
+			if k < 1 || k > n || (i+k)%runsChunkLen != 0 && k != n && p.r.Get(i+k) == x {
+				t.Fatalf("copy %d: Run(%d, %d) = %d, %d entries", pi, i, n, x, k)
 			}
 			for j := i; j < i+k; j++ {
 				if got := p.r.Get(j); got != x {
-					t.Fatalf("copy %d: Prefix(%d, %d) of %d covers entry %d, which is %d", pi, i, n, x, j, got)
+					t.Fatalf("copy %d: Run(%d, %d) says %d, entry %d is %d", pi, i, n, x, j, got)
 				}
 			}
+			i += k
 		}
 		for c := range size/runsChunkLen + 1 {
 			ch := p.r.chunk(uint(c))
@@ -107,9 +105,8 @@ func TestRunsKeepsARunAsOne(t *testing.T) {
 			t.Fatalf("chunk %d holds %d runs", c, len(ch.vals))
 		}
 	}
-	asked := 0
-	if k := r.Prefix(3, 5000, func(x int64) bool { asked++; return x == 5 }); k != 100*37-3 || asked != 100*37/runsChunkLen+2 {
-		t.Fatalf("Prefix(3, 5000) = %d, asking %d times", k, asked)
+	if x, k := r.Run(3, 1000); x != 5 || k != runsChunkLen-3 {
+		t.Fatalf("Run(3, 1000) = %d, %d", x, k)
 	}
 	c := r.Clone()
 	c.Set(10, 6)
