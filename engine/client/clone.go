@@ -56,6 +56,7 @@ func (p *Producer) Clone() *Producer {
 		for i, r := range p.s.reqs {
 			q := *r
 			q.batches = remap(r.batches)
+			q.one = [1]*Batch{} // r's room: it would keep r's batch alive for as long as the copy lives
 			c.s.reqs[i] = &q
 		}
 	}
