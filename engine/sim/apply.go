@@ -360,7 +360,7 @@ func modeOf(m script.ProducerMode) client.Mode {
 }
 
 func (w *World) createProducer(c *script.Producer) error {
-	old := w.producers.get(c.Name)
+	old, at := w.producers.locate(c.Name)
 	if old != nil && !old.removed {
 		return fmt.Errorf("producer %q exists already (use: restart producer %s)", c.Name, c.Name)
 	}
@@ -387,7 +387,7 @@ func (w *World) createProducer(c *script.Producer) error {
 	} else {
 		s.pairs = w.clientPairs(c.Name)
 	}
-	w.producers.put(c.Name, s)
+	w.producers.putAt(at, c.Name, s)
 	for i := range s.pairs {
 		if pc := s.pairs[i].c; pc != nil {
 			pc.ps, pc.slot = &s.pairs[i], s

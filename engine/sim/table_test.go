@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestProducerTable puts random names, new and known, into a producer
+// TestProducerTable locates and puts random names, new and known, into a producer
 // table and checks every lookup, and the order of numbering, against a
 // map: through the index's growths, with names that share their hash's
 // low bits, and with a name that is absent.
@@ -24,11 +24,15 @@ func TestProducerTable(t *testing.T) {
 			name = strconv.Itoa(rng.IntN(100)) + "/" + name
 		}
 		s := &producerSlot{life: i}
+		old, at := tab.locate(name)
+		if old != want[name] {
+			t.Fatalf("put %d: %s is located with %v, want %v", i, name, old, want[name])
+		}
 		if want[name] == nil {
 			order = append(order, name)
 		}
 		want[name] = s
-		tab.put(name, s)
+		tab.putAt(at, name, s)
 		if got := tab.get(name); got != s {
 			t.Fatalf("put %d: %s gives life %v, want %d", i, name, got, i)
 		}

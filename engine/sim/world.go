@@ -150,19 +150,37 @@ func (t *producerTable) get(name string) *producerSlot {
 	return nil
 }
 
-// put makes s the slot of the producer named name, numbering a new name.
-func (t *producerTable) put(name string, s *producerSlot) {
+// place is where a name is in the index, or belongs (locate).
+type place struct {
+	i int
+	h uint32
+}
+
+// locate returns the slot of the producer named name, or nil, and the
+// name's place for putAt, growing the index first if a new name would
+// need it: creating a producer looks its name up once, to check it and to
+// put it.
+func (t *producerTable) locate(name string) (*producerSlot, place) {
 	h := nameHash(name)
 	if 2*(t.all.len()+1) > len(t.index) {
 		t.grow()
 	}
 	i := t.find(name, h)
 	if e := t.index[i]; e != 0 {
+		return t.all.at(int(uint32(e)) - 1).slot, place{i, h}
+	}
+	return nil, place{i, h}
+}
+
+// putAt makes s the slot of the producer named name, numbering a new
+// name; at is what locate gave for name, with nothing put since.
+func (t *producerTable) putAt(at place, name string, s *producerSlot) {
+	if e := t.index[at.i]; e != 0 {
 		t.all.at(int(uint32(e)) - 1).slot = s
 		return
 	}
 	t.all.append(namedSlot{name, s})
-	t.index[i] = uint64(h)<<32 | uint64(t.all.len())
+	t.index[at.i] = uint64(at.h)<<32 | uint64(t.all.len())
 }
 
 // nameHash is the FNV-1a hash of a producer's name.
