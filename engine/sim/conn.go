@@ -189,20 +189,25 @@ func (w *World) clientPairs(name string) []pairState {
 }
 
 // openConn returns the pair's current connection, opening the next one if
-// the last was closed and its opener knows it (or there was none).
-func (w *World) openConn(p connPair, ps *pairState) *connection {
+// the last was closed and its opener knows it (or there was none). s is
+// the opener's slot if the caller has it (it is then the one of that name),
+// else nil: it is looked up by name.
+func (w *World) openConn(p connPair, ps *pairState, s *producerSlot) *connection {
 	if c := ps.open(); c != nil {
 		return c
 	}
 	if ps.idle != 0 {
-		return w.wakeConn(p, ps)
+		return w.wakeConn(p, ps, s)
 	}
 	ps.n++
 	w.nextConn++
 	c := w.newConn(connKey{p, int(ps.n)}, w.nextConn, ps)
 	if p.opener.Client != "" {
 		// A name is a producer's or a consumer's, never both.
-		if c.slot = w.producers.get(p.opener.Client); c.slot == nil {
+		if s == nil {
+			s = w.producers.get(p.opener.Client)
+		}
+		if c.slot = s; c.slot == nil {
 			c.cons = w.tx.cons[p.opener.Client]
 		} else if c.slot.p != nil {
 			// The client's first request on a connection is ApiVersions, whose
@@ -253,7 +258,7 @@ func (ps *pairState) open() *connection {
 // currentConn is the pair's open connection, or nil; p names the pair.
 func (w *World) currentConn(p connPair, ps *pairState) *connection {
 	if ps.idle != 0 {
-		return w.wakeConn(p, ps)
+		return w.wakeConn(p, ps, nil)
 	}
 	if c := ps.c; c != nil && c.closed == connOpen {
 		return c
@@ -317,10 +322,14 @@ func (w *World) newConn(k connKey, id int, ps *pairState) *connection {
 	return c
 }
 
-// wakeConn makes a pair's idle connection again, as it was.
-func (w *World) wakeConn(p connPair, ps *pairState) *connection {
+// wakeConn makes a pair's idle connection again, as it was; s is the
+// opener's slot, or nil to look it up by name (as openConn).
+func (w *World) wakeConn(p connPair, ps *pairState, s *producerSlot) *connection {
 	c := w.newConn(connKey{p, int(ps.n)}, int(ps.idle), ps)
-	c.slot = w.producers.get(p.opener.Client)
+	if s == nil {
+		s = w.producers.get(p.opener.Client)
+	}
+	c.slot = s
 	ps.c, ps.idle = c, 0
 	w.conns[c.id] = c
 	return c
@@ -342,7 +351,7 @@ func (w *World) wakeConnsOf(name string, broker int) {
 	wake := func(name string, s *producerSlot) {
 		for i := range s.pairs {
 			if ps, b := &s.pairs[i], i+1; ps.idle != 0 && (broker == 0 || b == broker) {
-				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps)
+				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps, s)
 			}
 		}
 	}
