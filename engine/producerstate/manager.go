@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/record"
 )
@@ -41,9 +42,12 @@ type Manager struct {
 	dense        []*Entry         // the entry of id i at i, nil if none; no id below its length is in sparse
 	sparse       map[int64]*Entry // the entries of the other ids
 	inDense      int              // the entries in dense
-	ongoing      []Txn            // sorted by FirstOffset
-	unreplicated []Txn            // completed, marker at or above the high watermark; sorted by FirstOffset
-	mapEndOffset int64            // every offset below this is reflected
+	// New entries are cut from chunks: a large world's replica makes one
+	// for each of its producers, which are made, and go quiet, together.
+	cut          slab.Packed[Entry]
+	ongoing      []Txn // sorted by FirstOffset
+	unreplicated []Txn // completed, marker at or above the high watermark; sorted by FirstOffset
+	mapEndOffset int64 // every offset below this is reflected
 }
 
 // New returns an empty Manager.
@@ -194,7 +198,8 @@ func (m *Manager) Append(b Batch, firstOffset int64) {
 func (m *Manager) entry(pid int64) *Entry {
 	e := m.get(pid)
 	if e == nil {
-		e = newEntry(pid)
+		e = m.cut.New()
+		*e = Entry{producerID: pid, epoch: NoEpoch, coordinatorEpoch: -1, lastTimestamp: -1}
 		m.put(pid, e)
 	}
 	return e
