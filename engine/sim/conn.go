@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 
@@ -219,18 +220,18 @@ func (w *World) openConn(p connPair, ps *pairState, s *producerSlot) *connection
 		}
 	}
 	ps.c = c
-	w.conns[c.id] = c
+	w.conns.put(c)
 	return c
 }
 
-// connByID is w.conns[id], looked up through a small cache: every answer
+// connByID is w.conns.get(id), looked up through a small cache: every answer
 // names the connection its request came by, mostly one of a few.
 func (w *World) connByID(id int) *connection {
 	e := &w.connCache[id&(len(w.connCache)-1)]
 	if c := *e; c != nil && c.id == id {
 		return c
 	}
-	c := w.conns[id]
+	c := w.conns.get(id)
 	if c != nil {
 		*e = c
 	}
@@ -239,7 +240,7 @@ func (w *World) connByID(id int) *connection {
 
 // dropConn removes c from w.conns (and so from the cache).
 func (w *World) dropConn(c *connection) {
-	delete(w.conns, c.id)
+	w.conns.del(c.id)
 	if e := &w.connCache[c.id&(len(w.connCache)-1)]; *e == c {
 		*e = nil
 	}
@@ -286,7 +287,7 @@ const idleAbove = 256
 // made again from its key. Only a delivery ends with nothing on the wire,
 // and nothing but the pair and w.conns points to a connection then.
 func (w *World) idleConn(c *connection) {
-	if len(w.conns) <= w.connsKept || c.slot == nil || c.cons != nil || c.ext != nil || c.closed != connOpen ||
+	if w.conns.len() <= w.connsKept || c.slot == nil || c.cons != nil || c.ext != nil || c.closed != connOpen ||
 		c.wire != 0 || c.busy != 0 || len(c.inbox) != 0 || c.brokeAt != 0 || c.ps.c != c ||
 		c.key.channel != clientChannel || c.id > math.MaxInt32 || max(c.due[0], c.due[1]) > w.now {
 		return
@@ -334,7 +335,7 @@ func (w *World) wakeConn(p connPair, ps *pairState, s *producerSlot) *connection
 	}
 	c.slot = s
 	ps.c, ps.idle = c, 0
-	w.conns[c.id] = c
+	w.conns.put(c)
 	return c
 }
 
@@ -342,7 +343,7 @@ func (w *World) wakeConn(p connPair, ps *pairState, s *producerSlot) *connection
 // connection may be forgotten, an open one made idle.
 func (w *World) afterDeliver(c *connection) {
 	w.maybeForget(c)
-	if len(w.conns) > w.connsKept {
+	if w.conns.len() > w.connsKept {
 		w.idleConn(c)
 	}
 }
@@ -532,8 +533,8 @@ func (w *World) brokerDown(id int, why string) {
 
 // sortedConns lists the connections in a fixed order (maps do not have one).
 func (w *World) sortedConns() []*connection {
-	out := make([]*connection, 0, len(w.conns))
-	for _, c := range w.conns {
+	out := make([]*connection, 0, w.conns.len())
+	for c := range w.conns.all() {
 		out = append(out, c)
 	}
 	sortConns(out)
@@ -588,4 +589,96 @@ func (w *World) resetConnection(name string, broker int) error {
 	}
 	w.closeConn(c, closedReset, "reset: both ends learn at once, and what was on the wire is gone")
 	return nil
+}
+
+// connTable is the world's connections by id (World.conns). A large
+// world's producers each open a connection, are answered on it and let it
+// go idle, which puts, finds and deletes an id a few times a producer: an
+// open-addressing table of ids and pointers, probed linearly from the
+// id's Fibonacci hash and at most half full, does that without a map's
+// hashing and groups. A deletion moves back the entries after it that
+// belong before it, so a probe ends at the first free place. Nothing
+// depends on the order of its entries (sortedConns sorts them).
+type connTable struct {
+	slots []connSlot // a power of 2 long
+	n     int
+}
+
+type connSlot struct {
+	id int
+	c  *connection // nil: free
+}
+
+func connHome(id, mask int) int { return int(uint64(id)*0x9e3779b97f4a7c15>>32) & mask }
+
+// len is the number of connections.
+func (t *connTable) len() int { return t.n }
+
+// find is the place of id, or the free place where the probe ended.
+func (t *connTable) find(id int) int {
+	mask := len(t.slots) - 1
+	i := connHome(id, mask)
+	for t.slots[i].c != nil && t.slots[i].id != id {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get is the connection id, or nil.
+func (t *connTable) get(id int) *connection {
+	if t.n == 0 {
+		return nil
+	}
+	return t.slots[t.find(id)].c
+}
+
+// put makes c the connection of its id.
+func (t *connTable) put(c *connection) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]connSlot, max(16, 2*len(old)))
+		for _, e := range old {
+			if e.c != nil {
+				t.slots[t.find(e.id)] = e
+			}
+		}
+	}
+	i := t.find(c.id)
+	if t.slots[i].c == nil {
+		t.n++
+	}
+	t.slots[i] = connSlot{c.id, c}
+}
+
+// del removes the connection id, if there is one.
+func (t *connTable) del(id int) {
+	if t.n == 0 {
+		return
+	}
+	i := t.find(id)
+	if t.slots[i].c == nil {
+		return
+	}
+	mask := len(t.slots) - 1
+	for j := (i + 1) & mask; t.slots[j].c != nil; j = (j + 1) & mask {
+		// The entry at j moves back to the hole at i unless its probe
+		// starts after i (cyclically, up to j).
+		if h := connHome(t.slots[j].id, mask); (j-h)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = connSlot{}
+	t.n--
+}
+
+// all is every connection, in no particular order.
+func (t *connTable) all() iter.Seq[*connection] {
+	return func(yield func(*connection) bool) {
+		for _, e := range t.slots {
+			if e.c != nil && !yield(e.c) {
+				return
+			}
+		}
+	}
 }
