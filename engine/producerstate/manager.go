@@ -93,9 +93,6 @@ func (m *Manager) get(pid int64) *Entry {
 	if uint64(pid) < uint64(len(m.dense)) {
 		return m.dense[pid]
 	}
-	if m.sparse == nil {
-		return nil
-	}
 	return m.sparse[pid]
 }
 
