@@ -599,6 +599,12 @@ type resolvedConfig struct {
 const maxResolvedConfigs = 256
 
 func (w *World) resolve(s *producerSlot) resolvedConfig {
+	// Most producers of a large world have neither settings nor a
+	// transactional id: their mode alone finds them, without a key.
+	plain := s.extra == nil && int(s.mode) < len(w.plainCfgs)
+	if plain && w.plainCfgs[s.mode] != nil {
+		return *w.plainCfgs[s.mode]
+	}
 	var buf [64]byte // the key, on the stack: made a string only to be kept
 	b := append(strconv.AppendInt(buf[:0], int64(s.mode), 10), 0)
 	b = append(b, s.txnID()...)
@@ -610,6 +616,9 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	}
 	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config())
 	rc := resolvedConfig{cfg: &cfg, warnings: warnings, err: err}
+	if plain {
+		w.plainCfgs[s.mode] = &rc
+	}
 	if w.configs == nil {
 		w.configs = map[string]resolvedConfig{}
 	}

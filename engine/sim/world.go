@@ -309,6 +309,7 @@ type World struct {
 	pidNext     int64
 	producers   producerTable
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
+	plainCfgs   [4]*resolvedConfig        // the same, by mode, for producers without settings or transactional id
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
 	armed       slab.Slab[armedFault]       // the faults armed
