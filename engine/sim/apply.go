@@ -415,8 +415,8 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	p := client.NewResolved(name, s.mode, rc.cfg, s)
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
-	cfg := p.Config()
 	if w.tracing() {
+		cfg := p.Config() // a copy: only the event needs it
 		w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
 			name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
 			With("producer", trace.Str(name)).With("mode", trace.Str(p.ModeName())).
