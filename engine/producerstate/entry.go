@@ -62,10 +62,6 @@ func (e *Entry) copied() Entry {
 	return c
 }
 
-func newEntry(pid int64) *Entry {
-	return &Entry{producerID: pid, epoch: NoEpoch, coordinatorEpoch: -1, lastTimestamp: -1}
-}
-
 // ProducerID is the producer this entry is about.
 func (e *Entry) ProducerID() int64 { return e.producerID }
 

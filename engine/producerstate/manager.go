@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/record"
 )
@@ -29,9 +30,21 @@ type Txn struct {
 // (ProducerStateManager): an entry per producer id, the open transactions
 // sorted by first offset, and the completed ones whose markers are not yet
 // below the high watermark. Not safe for concurrent use.
+//
+// Producer ids are handed out densely from a small start, so the entries
+// are mostly found by id in a slice (dense), which a large world's
+// replica reaches in one memory access where a map of a million entries
+// takes two or three; ids far from those (a forged id, a cluster whose ids
+// start high) are kept in a map (sparse) until the slice reaches them.
+// Nothing observable depends on the order the entries are visited in.
 type Manager struct {
 	expirationMs int64
-	entries      map[int64]*Entry
+	dense        []*Entry         // the entry of id i at i, nil if none; no id below its length is in sparse
+	sparse       map[int64]*Entry // the entries of the other ids
+	inDense      int              // the entries in dense
+	// New entries are cut from chunks: a large world's replica makes one
+	// for each of its producers, which are made, and go quiet, together.
+	cut          slab.Packed[Entry]
 	ongoing      []Txn // sorted by FirstOffset
 	unreplicated []Txn // completed, marker at or above the high watermark; sorted by FirstOffset
 	mapEndOffset int64 // every offset below this is reflected
@@ -44,8 +57,9 @@ func New(cfg Config) *Manager {
 }
 
 // Make returns an empty Manager as a value, for a holder that keeps it in
-// its own allocation (a partition log). Its map of entries is made on the
-// first entry: most replicas of a short run never see a producer id.
+// its own allocation (a partition log). Its entries' slice and map are
+// made on the first entry that needs them: most replicas of a short run
+// never see a producer id.
 func Make(cfg Config) Manager {
 	if cfg.ExpirationMs <= 0 {
 		cfg.ExpirationMs = DefaultExpirationMs
@@ -57,7 +71,7 @@ func Make(cfg Config) Manager {
 func (m *Manager) ExpirationMs() int64 { return m.expirationMs }
 
 // Len is the number of producer ids remembered.
-func (m *Manager) Len() int { return len(m.entries) }
+func (m *Manager) Len() int { return m.inDense + len(m.sparse) }
 
 // MapEndOffset is the offset up to which (exclusive) the state reflects the log.
 func (m *Manager) MapEndOffset() int64 { return m.mapEndOffset }
@@ -68,18 +82,82 @@ func (m *Manager) UpdateMapEndOffset(offset int64) { m.mapEndOffset = offset }
 
 // Lookup returns a copy of the entry for pid.
 func (m *Manager) Lookup(pid int64) (Entry, bool) {
-	if e, ok := m.entries[pid]; ok {
+	if e := m.get(pid); e != nil {
 		return e.copied(), true
 	}
 	return Entry{}, false
 }
 
+// get is the entry of pid, or nil.
+func (m *Manager) get(pid int64) *Entry {
+	if uint64(pid) < uint64(len(m.dense)) {
+		return m.dense[pid]
+	}
+	return m.sparse[pid]
+}
+
+// denseReach bounds the ids the dense slice grows to take: at most a few
+// times as many slots as entries, so that ids spread thin (a replica that
+// sees one producer of many, or ids starting high) cost no more than a map.
+func denseReach(entries int) int64 { return 8 * (int64(entries) + 1) }
+
+// put makes e the entry of pid, which has none.
+func (m *Manager) put(pid int64, e *Entry) {
+	if uint64(pid) >= uint64(len(m.dense)) && pid >= 0 && pid < denseReach(m.Len()) {
+		m.growDense(pid)
+	}
+	if uint64(pid) < uint64(len(m.dense)) {
+		m.dense[pid] = e
+		m.inDense++
+		return
+	}
+	if m.sparse == nil {
+		m.sparse = make(map[int64]*Entry)
+	}
+	m.sparse[pid] = e
+}
+
+// growDense makes the dense slice long enough for pid, at least doubling
+// it, and moves into it the entries of the map it now covers.
+func (m *Manager) growDense(pid int64) {
+	d := make([]*Entry, max(pid+1, 2*int64(len(m.dense)), 8))
+	copy(d, m.dense)
+	m.dense = d
+	for id, e := range m.sparse {
+		if id >= 0 && id < int64(len(d)) {
+			d[id] = e
+			m.inDense++
+			delete(m.sparse, id)
+		}
+	}
+}
+
+// remove forgets the entry of pid, which has one.
+func (m *Manager) remove(pid int64) {
+	if uint64(pid) < uint64(len(m.dense)) {
+		m.dense[pid] = nil
+		m.inDense--
+		return
+	}
+	delete(m.sparse, pid)
+}
+
+// each calls f with every entry, in no particular order.
+func (m *Manager) each(f func(pid int64, e *Entry)) {
+	for pid, e := range m.dense {
+		if e != nil {
+			f(int64(pid), e)
+		}
+	}
+	for pid, e := range m.sparse {
+		f(pid, e)
+	}
+}
+
 // Entries returns copies of every entry, sorted by producer id.
 func (m *Manager) Entries() []Entry {
-	out := make([]Entry, 0, len(m.entries))
-	for _, e := range m.entries {
-		out = append(out, e.copied())
-	}
+	out := make([]Entry, 0, m.Len())
+	m.each(func(_ int64, e *Entry) { out = append(out, e.copied()) })
 	slices.SortFunc(out, func(a, b Entry) int { return cmpInt64(a.producerID, b.producerID) })
 	return out
 }
@@ -96,7 +174,7 @@ func cmpInt64(a, b int64) int {
 
 // Validate decides on a data batch against the current state; it changes nothing.
 func (m *Manager) Validate(b Batch, origin Origin) Decision {
-	return Validate(m.entries[b.ProducerID], b, origin)
+	return Validate(m.get(b.ProducerID), b, origin)
 }
 
 // Append records a data batch written at firstOffset. The caller has
@@ -115,13 +193,11 @@ func (m *Manager) Append(b Batch, firstOffset int64) {
 }
 
 func (m *Manager) entry(pid int64) *Entry {
-	e, ok := m.entries[pid]
-	if !ok {
-		e = newEntry(pid)
-		if m.entries == nil {
-			m.entries = make(map[int64]*Entry)
-		}
-		m.entries[pid] = e
+	e := m.get(pid)
+	if e == nil {
+		e = m.cut.New()
+		*e = Entry{producerID: pid, epoch: NoEpoch, coordinatorEpoch: -1, lastTimestamp: -1}
+		m.put(pid, e)
 	}
 	return e
 }
@@ -146,7 +222,7 @@ type MarkerCheck struct {
 // origin only notes violations.
 func (m *Manager) ValidateMarker(pid int64, epoch int16, coordinatorEpoch int32, tv2 bool, origin Origin) MarkerCheck {
 	c := MarkerCheck{EntryEpoch: NoEpoch, EntryCoordEp: -1}
-	e := m.entries[pid]
+	e := m.get(pid)
 	if e != nil {
 		c.EntryEpoch, c.EntryCoordEp = e.epoch, e.coordinatorEpoch
 	}
@@ -254,50 +330,64 @@ func (m *Manager) Expired(e *Entry, now int64) bool {
 // before something else happens (an entry with an open transaction cannot).
 func (m *Manager) NextExpiry() int64 {
 	next := int64(math.MaxInt64)
-	for _, e := range m.entries {
+	m.each(func(_ int64, e *Entry) {
 		if !e.txnOpen {
 			next = min(next, e.lastTimestamp+m.expirationMs)
 		}
-	}
+	})
 	return next
 }
 
 // RemoveExpired drops every expired producer and returns their ids, sorted.
 func (m *Manager) RemoveExpired(now int64) []int64 {
 	var gone []int64
-	for pid, e := range m.entries {
+	m.each(func(pid int64, e *Entry) {
 		if m.Expired(e, now) {
 			gone = append(gone, pid)
 		}
-	}
+	})
 	slices.Sort(gone)
 	for _, pid := range gone {
-		delete(m.entries, pid)
+		m.remove(pid)
 	}
 	return gone
 }
 
 // Clone returns a copy of the state that changes independently of m.
 func (m *Manager) Clone() *Manager {
-	c := &Manager{expirationMs: m.expirationMs, entries: make(map[int64]*Entry, len(m.entries)),
+	c := &Manager{expirationMs: m.expirationMs, inDense: m.inDense,
 		ongoing: slices.Clone(m.ongoing), unreplicated: slices.Clone(m.unreplicated), mapEndOffset: m.mapEndOffset}
 	// One allocation for all the entries, one for all their other batches.
-	copies := make([]Entry, 0, len(m.entries))
+	copies := make([]Entry, 0, m.Len())
 	more := 0
-	for _, e := range m.entries {
+	m.each(func(_ int64, e *Entry) {
 		if e.more != nil {
 			more++
 		}
-	}
+	})
 	mores := make([][NumBatchesToRetain - 1]BatchMeta, 0, more)
-	for pid, e := range m.entries {
+	copied := func(e *Entry) *Entry {
 		copies = append(copies, *e)
 		d := &copies[len(copies)-1]
 		if e.more != nil {
 			mores = append(mores, *e.more)
 			d.more = &mores[len(mores)-1]
 		}
-		c.entries[pid] = d
+		return d
+	}
+	if m.dense != nil {
+		c.dense = make([]*Entry, len(m.dense))
+		for pid, e := range m.dense {
+			if e != nil {
+				c.dense[pid] = copied(e)
+			}
+		}
+	}
+	if len(m.sparse) > 0 {
+		c.sparse = make(map[int64]*Entry, len(m.sparse))
+		for pid, e := range m.sparse {
+			c.sparse[pid] = copied(e)
+		}
 	}
 	return c
 }

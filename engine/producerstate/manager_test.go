@@ -221,7 +221,7 @@ func measureEntryBytes(producers int) float64 {
 	if m.Len() != producers {
 		panic("lost producers")
 	}
-	e := m.entries[0]
+	e := m.get(0)
 	if e.Len() != 5 {
 		panic("window not full")
 	}

@@ -38,7 +38,7 @@ func (e *SnapshotError) Error() string { return "corrupt producer snapshot: " + 
 // Snapshot returns the state as snapshot entries, sorted by producer id
 // (Kafka writes hash-map order; sorting makes the bytes deterministic).
 func (m *Manager) Snapshot() []SnapshotEntry {
-	out := make([]SnapshotEntry, 0, len(m.entries))
+	out := make([]SnapshotEntry, 0, m.Len())
 	for _, e := range m.Entries() {
 		s := SnapshotEntry{
 			ProducerID: e.producerID, Epoch: e.epoch, LastSeq: e.LastSeq(), LastOffset: e.LastOffset(),
@@ -109,7 +109,7 @@ func DecodeSnapshot(data []byte) ([]SnapshotEntry, error) {
 // Each entry gets back only its newest batch: the window refills as the
 // log after the snapshot is replayed.
 func (m *Manager) Load(entries []SnapshotEntry, offset, now int64) {
-	m.entries = make(map[int64]*Entry, len(entries))
+	m.dense, m.sparse, m.inDense = nil, nil, 0
 	m.ongoing, m.unreplicated = nil, nil
 	for _, s := range entries {
 		e := &Entry{producerID: s.ProducerID, epoch: s.Epoch, coordinatorEpoch: s.CoordinatorEpoch, lastTimestamp: s.Timestamp}
@@ -122,7 +122,10 @@ func (m *Manager) Load(entries []SnapshotEntry, offset, now int64) {
 		if m.Expired(e, now) {
 			continue
 		}
-		m.entries[s.ProducerID] = e
+		if m.get(s.ProducerID) != nil {
+			m.remove(s.ProducerID) // a file naming a producer twice: the last one stands, as in a map
+		}
+		m.put(s.ProducerID, e)
 		if e.txnOpen {
 			m.ongoing = insertByFirstOffset(m.ongoing, Txn{ProducerID: s.ProducerID, FirstOffset: s.CurrentTxnFirstOffset, LastOffset: -1})
 		}
@@ -133,7 +136,7 @@ func (m *Manager) Load(entries []SnapshotEntry, offset, now int64) {
 // Reset empties the state and starts it at offset (used when a replica
 // truncates its log fully).
 func (m *Manager) Reset(offset int64) {
-	m.entries = nil
+	m.dense, m.sparse, m.inDense = nil, nil, 0
 	m.ongoing, m.unreplicated = nil, nil
 	m.mapEndOffset = offset
 }

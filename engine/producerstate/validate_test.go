@@ -153,7 +153,7 @@ func TestExplainQuotesTheNumbers(t *testing.T) {
 func BenchmarkValidate(b *testing.B) {
 	m := New(Config{})
 	history(m, fiveBatches()...)
-	e := m.entries[pid]
+	e := m.get(pid)
 	next := data(0, 13, 1)
 	b.ReportAllocs()
 	var d Decision

@@ -360,7 +360,7 @@ func modeOf(m script.ProducerMode) client.Mode {
 }
 
 func (w *World) createProducer(c *script.Producer) error {
-	old := w.producers.get(c.Name)
+	old, at := w.producers.locate(c.Name)
 	if old != nil && !old.removed {
 		return fmt.Errorf("producer %q exists already (use: restart producer %s)", c.Name, c.Name)
 	}
@@ -387,7 +387,7 @@ func (w *World) createProducer(c *script.Producer) error {
 	} else {
 		s.pairs = w.clientPairs(c.Name)
 	}
-	w.producers.put(c.Name, s)
+	w.producers.putAt(at, c.Name, s)
 	for i := range s.pairs {
 		if pc := s.pairs[i].c; pc != nil {
 			pc.ps, pc.slot = &s.pairs[i], s
@@ -415,8 +415,8 @@ func (w *World) startProducer(name string, s *producerSlot) error {
 	p := client.NewResolved(name, s.mode, rc.cfg, s)
 	s.p, s.removed = p, false
 	p.ContinueSerials(next)
-	cfg := p.Config()
 	if w.tracing() {
+		cfg := p.Config() // a copy: only the event needs it
 		w.emit(trace.New("producer.create", fmt.Sprintf("%s starts: %s, acks=%s, max.in.flight=%d, retries=%d, delivery.timeout.ms=%d",
 			name, p.ModeName(), acksText(cfg.Acks), cfg.MaxInFlight, cfg.Retries, cfg.DeliveryTimeoutMs)).
 			With("producer", trace.Str(name)).With("mode", trace.Str(p.ModeName())).
@@ -599,6 +599,12 @@ type resolvedConfig struct {
 const maxResolvedConfigs = 256
 
 func (w *World) resolve(s *producerSlot) resolvedConfig {
+	// Most producers of a large world have neither settings nor a
+	// transactional id: their mode alone finds them, without a key.
+	plain := s.extra == nil && int(s.mode) < len(w.plainCfgs)
+	if plain && w.plainCfgs[s.mode] != nil {
+		return *w.plainCfgs[s.mode]
+	}
 	var buf [64]byte // the key, on the stack: made a string only to be kept
 	b := append(strconv.AppendInt(buf[:0], int64(s.mode), 10), 0)
 	b = append(b, s.txnID()...)
@@ -610,6 +616,9 @@ func (w *World) resolve(s *producerSlot) resolvedConfig {
 	}
 	cfg, warnings, err := client.ResolveFor(s.mode, s.txnID(), s.config())
 	rc := resolvedConfig{cfg: &cfg, warnings: warnings, err: err}
+	if plain {
+		w.plainCfgs[s.mode] = &rc
+	}
 	if w.configs == nil {
 		w.configs = map[string]resolvedConfig{}
 	}

@@ -114,9 +114,11 @@ func (w *World) clone(live bool) *World {
 			x.held = held
 		}
 	}
-	c.conns = make(map[int]*connection, len(w.conns))
-	for id, cn := range w.conns {
-		c.conns[id] = cl.conn(cn)
+	c.conns = connTable{slots: make([]connSlot, len(w.conns.slots)), n: w.conns.n}
+	for i, e := range w.conns.slots {
+		if e.c != nil {
+			c.conns.slots[i] = connSlot{e.id, cl.conn(e.c)}
+		}
 	}
 	// Pairs keep a connection that is no longer in conns only while it is
 	// in use; copy those too.
@@ -147,7 +149,7 @@ func (w *World) clone(live bool) *World {
 // cloneWeight estimates the bytes a copy of the world's state takes
 // (what clone copies rather than shares).
 func (w *World) cloneWeight() int {
-	n := 4096 + 1536*w.producers.all.len() + 256*len(w.conns) + 320*len(w.queue.slab) + 512*len(w.tx.cons)
+	n := 4096 + 1536*w.producers.all.len() + 256*w.conns.len() + 320*len(w.queue.slab) + 512*len(w.tx.cons)
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
 			n += 512 + 160*r.Log.State().Len()

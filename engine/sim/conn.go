@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"iter"
 	"math"
 	"strconv"
 
@@ -175,6 +176,9 @@ func (w *World) brokerPair(from, to int, ch channel) *pairState {
 // taking over what an earlier sender under that name (inject) left.
 func (w *World) clientPairs(name string) []pairState {
 	pairs := w.pairSlab.Make(len(w.brokers))[:len(w.brokers)]
+	if len(w.otherPairs) == 0 {
+		return pairs // nobody sent under a name without a slot: the usual case, without hashing the name for each broker
+	}
 	for i := range pairs {
 		k := connPair{opener: msg.ClientAddr(name), broker: i + 1}
 		if ps := w.otherPairs[k]; ps != nil {
@@ -189,20 +193,25 @@ func (w *World) clientPairs(name string) []pairState {
 }
 
 // openConn returns the pair's current connection, opening the next one if
-// the last was closed and its opener knows it (or there was none).
-func (w *World) openConn(p connPair, ps *pairState) *connection {
+// the last was closed and its opener knows it (or there was none). s is
+// the opener's slot if the caller has it (it is then the one of that name),
+// else nil: it is looked up by name.
+func (w *World) openConn(p connPair, ps *pairState, s *producerSlot) *connection {
 	if c := ps.open(); c != nil {
 		return c
 	}
 	if ps.idle != 0 {
-		return w.wakeConn(p, ps)
+		return w.wakeConn(p, ps, s)
 	}
 	ps.n++
 	w.nextConn++
 	c := w.newConn(connKey{p, int(ps.n)}, w.nextConn, ps)
 	if p.opener.Client != "" {
 		// A name is a producer's or a consumer's, never both.
-		if c.slot = w.producers.get(p.opener.Client); c.slot == nil {
+		if s == nil {
+			s = w.producers.get(p.opener.Client)
+		}
+		if c.slot = s; c.slot == nil {
 			c.cons = w.tx.cons[p.opener.Client]
 		} else if c.slot.p != nil {
 			// The client's first request on a connection is ApiVersions, whose
@@ -211,18 +220,18 @@ func (w *World) openConn(p connPair, ps *pairState) *connection {
 		}
 	}
 	ps.c = c
-	w.conns[c.id] = c
+	w.conns.put(c)
 	return c
 }
 
-// connByID is w.conns[id], looked up through a small cache: every answer
+// connByID is w.conns.get(id), looked up through a small cache: every answer
 // names the connection its request came by, mostly one of a few.
 func (w *World) connByID(id int) *connection {
 	e := &w.connCache[id&(len(w.connCache)-1)]
 	if c := *e; c != nil && c.id == id {
 		return c
 	}
-	c := w.conns[id]
+	c := w.conns.get(id)
 	if c != nil {
 		*e = c
 	}
@@ -231,7 +240,7 @@ func (w *World) connByID(id int) *connection {
 
 // dropConn removes c from w.conns (and so from the cache).
 func (w *World) dropConn(c *connection) {
-	delete(w.conns, c.id)
+	w.conns.del(c.id)
 	if e := &w.connCache[c.id&(len(w.connCache)-1)]; *e == c {
 		*e = nil
 	}
@@ -253,7 +262,7 @@ func (ps *pairState) open() *connection {
 // currentConn is the pair's open connection, or nil; p names the pair.
 func (w *World) currentConn(p connPair, ps *pairState) *connection {
 	if ps.idle != 0 {
-		return w.wakeConn(p, ps)
+		return w.wakeConn(p, ps, nil)
 	}
 	if c := ps.c; c != nil && c.closed == connOpen {
 		return c
@@ -278,7 +287,7 @@ const idleAbove = 256
 // made again from its key. Only a delivery ends with nothing on the wire,
 // and nothing but the pair and w.conns points to a connection then.
 func (w *World) idleConn(c *connection) {
-	if len(w.conns) <= w.connsKept || c.slot == nil || c.cons != nil || c.ext != nil || c.closed != connOpen ||
+	if w.conns.len() <= w.connsKept || c.slot == nil || c.cons != nil || c.ext != nil || c.closed != connOpen ||
 		c.wire != 0 || c.busy != 0 || len(c.inbox) != 0 || c.brokeAt != 0 || c.ps.c != c ||
 		c.key.channel != clientChannel || c.id > math.MaxInt32 || max(c.due[0], c.due[1]) > w.now {
 		return
@@ -317,12 +326,16 @@ func (w *World) newConn(k connKey, id int, ps *pairState) *connection {
 	return c
 }
 
-// wakeConn makes a pair's idle connection again, as it was.
-func (w *World) wakeConn(p connPair, ps *pairState) *connection {
+// wakeConn makes a pair's idle connection again, as it was; s is the
+// opener's slot, or nil to look it up by name (as openConn).
+func (w *World) wakeConn(p connPair, ps *pairState, s *producerSlot) *connection {
 	c := w.newConn(connKey{p, int(ps.n)}, int(ps.idle), ps)
-	c.slot = w.producers.get(p.opener.Client)
+	if s == nil {
+		s = w.producers.get(p.opener.Client)
+	}
+	c.slot = s
 	ps.c, ps.idle = c, 0
-	w.conns[c.id] = c
+	w.conns.put(c)
 	return c
 }
 
@@ -330,7 +343,7 @@ func (w *World) wakeConn(p connPair, ps *pairState) *connection {
 // connection may be forgotten, an open one made idle.
 func (w *World) afterDeliver(c *connection) {
 	w.maybeForget(c)
-	if len(w.conns) > w.connsKept {
+	if w.conns.len() > w.connsKept {
 		w.idleConn(c)
 	}
 }
@@ -342,7 +355,7 @@ func (w *World) wakeConnsOf(name string, broker int) {
 	wake := func(name string, s *producerSlot) {
 		for i := range s.pairs {
 			if ps, b := &s.pairs[i], i+1; ps.idle != 0 && (broker == 0 || b == broker) {
-				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps)
+				w.wakeConn(connPair{opener: msg.ClientAddr(name), broker: b}, ps, s)
 			}
 		}
 	}
@@ -520,8 +533,8 @@ func (w *World) brokerDown(id int, why string) {
 
 // sortedConns lists the connections in a fixed order (maps do not have one).
 func (w *World) sortedConns() []*connection {
-	out := make([]*connection, 0, len(w.conns))
-	for _, c := range w.conns {
+	out := make([]*connection, 0, w.conns.len())
+	for c := range w.conns.all() {
 		out = append(out, c)
 	}
 	sortConns(out)
@@ -576,4 +589,96 @@ func (w *World) resetConnection(name string, broker int) error {
 	}
 	w.closeConn(c, closedReset, "reset: both ends learn at once, and what was on the wire is gone")
 	return nil
+}
+
+// connTable is the world's connections by id (World.conns). A large
+// world's producers each open a connection, are answered on it and let it
+// go idle, which puts, finds and deletes an id a few times a producer: an
+// open-addressing table of ids and pointers, probed linearly from the
+// id's Fibonacci hash and at most half full, does that without a map's
+// hashing and groups. A deletion moves back the entries after it that
+// belong before it, so a probe ends at the first free place. Nothing
+// depends on the order of its entries (sortedConns sorts them).
+type connTable struct {
+	slots []connSlot // a power of 2 long
+	n     int
+}
+
+type connSlot struct {
+	id int
+	c  *connection // nil: free
+}
+
+func connHome(id, mask int) int { return int(uint64(id)*0x9e3779b97f4a7c15>>32) & mask }
+
+// len is the number of connections.
+func (t *connTable) len() int { return t.n }
+
+// find is the place of id, or the free place where the probe ended.
+func (t *connTable) find(id int) int {
+	mask := len(t.slots) - 1
+	i := connHome(id, mask)
+	for t.slots[i].c != nil && t.slots[i].id != id {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// get is the connection id, or nil.
+func (t *connTable) get(id int) *connection {
+	if t.n == 0 {
+		return nil
+	}
+	return t.slots[t.find(id)].c
+}
+
+// put makes c the connection of its id.
+func (t *connTable) put(c *connection) {
+	if 2*(t.n+1) > len(t.slots) {
+		old := t.slots
+		t.slots = make([]connSlot, max(16, 2*len(old)))
+		for _, e := range old {
+			if e.c != nil {
+				t.slots[t.find(e.id)] = e
+			}
+		}
+	}
+	i := t.find(c.id)
+	if t.slots[i].c == nil {
+		t.n++
+	}
+	t.slots[i] = connSlot{c.id, c}
+}
+
+// del removes the connection id, if there is one.
+func (t *connTable) del(id int) {
+	if t.n == 0 {
+		return
+	}
+	i := t.find(id)
+	if t.slots[i].c == nil {
+		return
+	}
+	mask := len(t.slots) - 1
+	for j := (i + 1) & mask; t.slots[j].c != nil; j = (j + 1) & mask {
+		// The entry at j moves back to the hole at i unless its probe
+		// starts after i (cyclically, up to j).
+		if h := connHome(t.slots[j].id, mask); (j-h)&mask >= (j-i)&mask {
+			t.slots[i] = t.slots[j]
+			i = j
+		}
+	}
+	t.slots[i] = connSlot{}
+	t.n--
+}
+
+// all is every connection, in no particular order.
+func (t *connTable) all() iter.Seq[*connection] {
+	return func(yield func(*connection) bool) {
+		for _, e := range t.slots {
+			if e.c != nil && !yield(e.c) {
+				return
+			}
+		}
+	}
 }

@@ -64,7 +64,7 @@ func (s *producerSlot) Send(to int, body msg.Body) int {
 			}
 		}
 	}
-	id, _ := s.w.sendOn(msg.ClientAddr(s.name()), msg.BrokerAddr(to), 0, 0, body, &s.pairs[to-1])
+	id, _ := s.w.sendOn(msg.ClientAddr(s.name()), msg.BrokerAddr(to), 0, 0, body, &s.pairs[to-1], s)
 	return id
 }
 
@@ -146,7 +146,7 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	if leader, offset, ok := b.StartFetch(tp); ok {
 		req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
 		*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
-		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, e.w.brokerPair(follower, leader, fetcherChannel))
+		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, e.w.brokerPair(follower, leader, fetcherChannel), nil)
 		b.FetchSent(tp, c.id)
 	}
 }
@@ -174,13 +174,14 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 // one if needed); a response on the connection its request came by, which
 // may have closed meanwhile: then the answer goes nowhere.
 func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
-	id, _ := w.sendOn(from, to, conn, replyTo, body, nil)
+	id, _ := w.sendOn(from, to, conn, replyTo, body, nil, nil)
 	return id
 }
 
-// sendOn is send, with the sender's pair when the caller has it at hand;
-// it also returns the connection used (nil for an answer that goes nowhere).
-func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *pairState) (int, *connection) {
+// sendOn is send, with the sender's pair and slot (a producer's) when the
+// caller has them at hand; it also returns the connection used (nil for an
+// answer that goes nowhere).
+func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *pairState, s *producerSlot) (int, *connection) {
 	w.nextMsgID++
 	id := w.nextMsgID
 	resp := body.IsResponse()
@@ -209,7 +210,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if ps == nil {
 			ps = w.pairOf(pair)
 		}
-		c = w.openConn(pair, ps)
+		c = w.openConn(pair, ps, s)
 	}
 	refused := !resp && !w.broker(to.Broker).Alive()
 	at, it := w.queue.reserve() // written in its slot: nothing is scheduled until enqueue

@@ -320,11 +320,11 @@ func (w *World) sendExternal(x *extConn, xr *extReq, body msg.Body) {
 		// Open the engine's side first, so that even the first message
 		// travels on a connection known to be real (wireMs).
 		pair, _ := endsOf(from, to, body)
-		c := w.openConn(pair, &x.ps)
+		c := w.openConn(pair, &x.ps, nil)
 		x.cn = c
 		c.slot, c.cons, c.ext = nil, nil, x
 	}
-	_, c := w.sendOn(from, to, 0, 0, body, &x.ps)
+	_, c := w.sendOn(from, to, 0, 0, body, &x.ps, nil)
 	if c != nil && x.cn != c {
 		x.cn = c
 		c.slot, c.cons, c.ext = nil, nil, x

@@ -32,7 +32,7 @@ func TestNothingGrowsWithoutBound(t *testing.T) {
 			if limit := actorBound(w); others > limit {
 				t.Fatalf("seed %d, command %d: %d timers and wakes can act, more than the state accounts for (%d)", seed, i, others, limit)
 			}
-			if n := len(w.conns); n > 4*len(w.brokers)*(w.producers.all.len()+len(w.tx.cons)+2*len(w.brokers))+deliveries {
+			if n := w.conns.len(); n > 4*len(w.brokers)*(w.producers.all.len()+len(w.tx.cons)+2*len(w.brokers))+deliveries {
 				t.Fatalf("seed %d, command %d: %d connections remembered", seed, i, n)
 			}
 		}

@@ -150,19 +150,37 @@ func (t *producerTable) get(name string) *producerSlot {
 	return nil
 }
 
-// put makes s the slot of the producer named name, numbering a new name.
-func (t *producerTable) put(name string, s *producerSlot) {
+// place is where a name is in the index, or belongs (locate).
+type place struct {
+	i int
+	h uint32
+}
+
+// locate returns the slot of the producer named name, or nil, and the
+// name's place for putAt, growing the index first if a new name would
+// need it: creating a producer looks its name up once, to check it and to
+// put it.
+func (t *producerTable) locate(name string) (*producerSlot, place) {
 	h := nameHash(name)
 	if 2*(t.all.len()+1) > len(t.index) {
 		t.grow()
 	}
 	i := t.find(name, h)
 	if e := t.index[i]; e != 0 {
+		return t.all.at(int(uint32(e)) - 1).slot, place{i, h}
+	}
+	return nil, place{i, h}
+}
+
+// putAt makes s the slot of the producer named name, numbering a new
+// name; at is what locate gave for name, with nothing put since.
+func (t *producerTable) putAt(at place, name string, s *producerSlot) {
+	if e := t.index[at.i]; e != 0 {
 		t.all.at(int(uint32(e)) - 1).slot = s
 		return
 	}
 	t.all.append(namedSlot{name, s})
-	t.index[i] = uint64(h)<<32 | uint64(t.all.len())
+	t.index[at.i] = uint64(at.h)<<32 | uint64(t.all.len())
 }
 
 // nameHash is the FNV-1a hash of a producer's name.
@@ -291,6 +309,7 @@ type World struct {
 	pidNext     int64
 	producers   producerTable
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
+	plainCfgs   [4]*resolvedConfig        // the same, by mode, for producers without settings or transactional id
 	queue       queue
 	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
 	armed       slab.Slab[armedFault]       // the faults armed
@@ -319,11 +338,11 @@ type World struct {
 	nextISR     int64
 	nextTxn     int64 // the coordinators' next scan for timed-out transactions
 	tx          txnWorld
-	quiet       bool                // replaying: build no events (the trace is copied)
-	benv        *brokerEnv          // the brokers' view of the world
-	conns       map[int]*connection // by id: the connections not forgotten yet
-	connCache   [8]*connection      // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
-	spareConns  []*connection       // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
+	quiet       bool           // replaying: build no events (the trace is copied)
+	benv        *brokerEnv     // the brokers' view of the world
+	conns       connTable      // by id: the connections not forgotten yet
+	connCache   [8]*connection // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
+	spareConns  []*connection  // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
 	nextConn    int
 	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
@@ -371,7 +390,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.parts = make([]*partMeta, 0, c.Partitions)
 	w.producers = producerTable{}
 	w.fenceAt = map[int]int64{}
-	w.conns, w.otherPairs = map[int]*connection{}, map[connPair]*pairState{}
+	w.conns, w.otherPairs = connTable{}, map[connPair]*pairState{}
 	w.connCache = [8]*connection{}
 	w.brokerPairs = make([]pairState, c.Brokers*c.Brokers*3)
 	w.compactAt, w.sweepAt = compactSlack, sweepSlack
