@@ -153,11 +153,7 @@ type partQueues struct {
 // gave back (Compact) if the world keeps one.
 func (ps *partitionState) lists(sc *Scratch) *partQueues {
 	if ps.q == nil {
-		if n := len(sc.spareLists); n > 0 {
-			ps.q = sc.spareLists[n-1]
-			sc.spareLists[n-1] = nil
-			sc.spareLists = sc.spareLists[:n-1]
-		} else {
+		if ps.q = sc.spareLists.Take(); ps.q == nil {
 			ps.q = &partQueues{}
 		}
 	}
@@ -222,11 +218,7 @@ type sending struct {
 // producer gave back (Compact) if the world keeps one.
 func (p *Producer) sending(sc *Scratch) *sending {
 	if p.s == nil {
-		if n := len(sc.spare); n > 0 {
-			p.s = sc.spare[n-1]
-			sc.spare[n-1] = nil
-			sc.spare = sc.spare[:n-1]
-		} else {
+		if p.s = sc.spare.Take(); p.s == nil {
 			p.s = &sending{}
 		}
 	}
@@ -308,9 +300,9 @@ type Scratch struct {
 	// (spare requests, the capacity of their lists), for the next producer
 	// that sends: a large world whose producers each send a batch or two
 	// makes this state for a few of them at a time, not for each one.
-	spare        []*sending
-	spareLists   []*partQueues
-	spareBatches []*Batch
+	spare        slab.Spares[sending]
+	spareLists   slab.Spares[partQueues]
+	spareBatches slab.Spares[Batch]
 	// Where what every producer keeps comes from, cut from chunks: a large
 	// world makes a million of each.
 	producers slab.Packed[Producer]
@@ -398,11 +390,8 @@ const batchSlab = 32
 // newBatch hands out a zero batch: from the producer's current slab, or
 // one that a settled batch gave back (settle), or from a new slab.
 func (s *sending) newBatch(made int, sc *Scratch) *Batch {
-	if n := len(sc.spareBatches); len(s.slab) == 0 && n > 0 {
-		b := sc.spareBatches[n-1]
-		sc.spareBatches[n-1] = nil
-		sc.spareBatches = sc.spareBatches[:n-1]
-		return b
+	if len(s.slab) == 0 && sc.spareBatches.Len() > 0 {
+		return sc.spareBatches.Take()
 	}
 	if len(s.slab) == 0 {
 		// Small at first: most producers of a large world make one batch.
@@ -442,9 +431,9 @@ func (p *Producer) settle(sc *Scratch) {
 	}
 	if p.txn == nil {
 		for _, b := range p.s.recent[:n] {
-			if b.Request == 0 && len(sc.spareBatches) < spareMax {
+			if b.Request == 0 && sc.spareBatches.Len() < spareMax {
 				*b = Batch{}
-				sc.spareBatches = append(sc.spareBatches, b)
+				sc.spareBatches.Give(b, spareMax)
 			}
 		}
 	}
@@ -608,16 +597,12 @@ func (p *Producer) Compact(sc *Scratch) {
 			return
 		}
 		p.s = nil
-		if len(sc.spare) < spareMax {
-			sc.spare = append(sc.spare, s)
-		}
+		sc.spare.Give(s, spareMax)
 	}
 	for _, ps := range p.parts {
 		if q := ps.q; q != nil && len(q.queue) == 0 && len(q.outstanding) == 0 {
 			ps.q = nil // none is left when no batch is: every one in a queue is not done
-			if len(sc.spareLists) < spareMax {
-				sc.spareLists = append(sc.spareLists, q)
-			}
+			sc.spareLists.Give(q, spareMax)
 		}
 	}
 }

@@ -300,9 +300,7 @@ func (w *World) idleConn(c *connection) {
 	if s := c.slot; s.p != nil && !s.removed {
 		s.p.Compact(&w.scratch) // a quiet producer keeps no room to go faster either
 	}
-	if len(w.spareConns) < spareConnsMax {
-		w.spareConns = append(w.spareConns, c) // nothing points to it any more
-	}
+	w.spareConns.Give(c, spareConnsMax) // nothing points to it any more
 }
 
 // spareConnsMax bounds the connections a world keeps for reuse (World.
@@ -315,13 +313,10 @@ const spareConnsMax = 4096
 // producers each open a connection, send a request or two and go quiet:
 // most connections are made from one that went idle, not allocated.
 func (w *World) newConn(k connKey, id int, ps *pairState) *connection {
-	n := len(w.spareConns)
-	if n == 0 {
+	c := w.spareConns.Take()
+	if c == nil {
 		return &connection{key: k, id: id, ps: ps}
 	}
-	c := w.spareConns[n-1]
-	w.spareConns[n-1] = nil
-	w.spareConns = w.spareConns[:n-1]
 	*c = connection{key: k, id: id, ps: ps}
 	return c
 }

@@ -338,11 +338,11 @@ type World struct {
 	nextISR     int64
 	nextTxn     int64 // the coordinators' next scan for timed-out transactions
 	tx          txnWorld
-	quiet       bool           // replaying: build no events (the trace is copied)
-	benv        *brokerEnv     // the brokers' view of the world
-	conns       connTable      // by id: the connections not forgotten yet
-	connCache   [8]*connection // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
-	spareConns  []*connection  // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
+	quiet       bool                    // replaying: build no events (the trace is copied)
+	benv        *brokerEnv              // the brokers' view of the world
+	conns       connTable               // by id: the connections not forgotten yet
+	connCache   [8]*connection          // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
+	spareConns  slab.Spares[connection] // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
 	nextConn    int
 	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
 	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)

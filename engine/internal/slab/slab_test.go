@@ -91,3 +91,28 @@ func TestPackedNeverShares(t *testing.T) {
 		seen[v], seen[w] = true, true
 	}
 }
+
+// TestSparesKeepsAtMostMax: Take hands back what Give kept, last first,
+// and Give keeps nothing past max.
+func TestSparesKeepsAtMostMax(t *testing.T) {
+	var s Spares[int]
+	if s.Take() != nil {
+		t.Fatal("an empty list hands out a value")
+	}
+	a, b, c := new(int), new(int), new(int)
+	s.Give(a, 2)
+	s.Give(b, 2)
+	s.Give(c, 2) // over max: dropped
+	if s.Len() != 2 {
+		t.Fatalf("len %d, want 2", s.Len())
+	}
+	if got := s.Take(); got != b {
+		t.Fatal("Take does not hand back the last value given")
+	}
+	if got := s.Take(); got != a {
+		t.Fatal("Take does not hand back the first value given")
+	}
+	if s.Take() != nil || s.Len() != 0 {
+		t.Fatal("values left after taking all")
+	}
+}
