@@ -18,7 +18,7 @@ import (
 func (s *producerSlot) Now() int64               { return s.w.now }
 func (s *producerSlot) Jitter() float64          { return 0.8 + 0.4*s.w.rng.Float64() }
 func (s *producerSlot) Timestamp() int64         { return EpochMs + s.w.now }
-func (s *producerSlot) Emit(ev trace.Event)      { s.w.emit(ev) }
+func (s *producerSlot) Emit(ev trace.Event)      { s.w.emitRef(&ev) }
 func (s *producerSlot) Tracing() bool            { return s.w.tracing() }
 func (s *producerSlot) Slab() *trace.Slab        { return &s.w.slab }
 func (s *producerSlot) Arena() *hist.Arena       { return &s.w.arena }
@@ -116,7 +116,7 @@ type brokerEnv struct{ w *World }
 
 func (e brokerEnv) Now() int64          { return e.w.now }
 func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
-func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
+func (e brokerEnv) Emit(ev trace.Event) { e.w.emitRef(&ev) }
 func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
 func (e brokerEnv) Slab() *trace.Slab   { return &e.w.slab }
 
@@ -272,7 +272,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			a.JSONBytes(trace.KeyBatches, batches)
 		}
 		e.Attrs = a.Done()
-		w.emit(e)
+		w.emitRef(&e)
 	}
 	if refused && c.closed == connOpen {
 		why := "" // closeConn puts it in the trace only

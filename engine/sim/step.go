@@ -361,7 +361,8 @@ func expectsAnswer(body msg.Body) bool {
 	return true
 }
 
-func (w *World) deliveredEvent(f *flight, note string) trace.Event {
+// emitDelivered emits the message.deliver of f, note ending its text.
+func (w *World) emitDelivered(f *flight, note string) {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
 	b := append(append(append(w.slab.Room(128), to...), " receives "...), api...)
@@ -375,14 +376,14 @@ func (w *World) deliveredEvent(f *flight, note string) trace.Event {
 	a.Str(trace.KeyFrom, from)
 	a.Str(trace.KeyTo, to)
 	e.Attrs = a.Done()
-	return e
+	w.emitRef(&e)
 }
 
 func (w *World) deliverToBroker(f *flight) bool {
 	m := &f.m
 	b := w.broker(m.To.Broker)
 	if w.tracing() {
-		w.emit(w.deliveredEvent(f, ""))
+		w.emitDelivered(f, "")
 	}
 	env := w.benv
 	switch body := m.Body.(type) {
@@ -423,7 +424,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	if cs := f.cn.cons; s == nil && cs != nil {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, ""))
+			w.emitDelivered(f, "")
 		}
 		cs.c.OnResponse(m, cs.env)
 		w.check.noteReads(w, cs)
@@ -431,19 +432,19 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	if s == nil && f.cn.cons == nil && m.To.Client == adminClient {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, ""))
+			w.emitDelivered(f, "")
 		}
 		w.adminAnswer(m)
 		return true
 	}
 	if s == nil || s.removed {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
+			w.emitDelivered(f, " (nobody waits for it)")
 		}
 		return true
 	}
 	if w.tracing() {
-		w.emit(w.deliveredEvent(f, ""))
+		w.emitDelivered(f, "")
 	}
 	env := s
 	handled := s.p.OnResponse(m, env)

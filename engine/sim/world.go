@@ -449,14 +449,23 @@ func (w *World) KeepTrace(on bool) {
 	w.dropTrace = !on
 }
 
-func (w *World) emit(e trace.Event) {
-	e.Step, e.TimeMs = w.steps, w.now
+func (w *World) emit(e trace.Event) { w.emitRef(&e) }
+
+// emitRef is emit for an event the caller has built in place: it is
+// copied once, into the trace.
+func (w *World) emitRef(e *trace.Event) {
 	if w.dropTrace {
-		w.pending = append(w.pending, e)
+		w.emitPending(e)
 		return
 	}
 	// Written where the trace will hold it, pending until flush.
-	w.trace.Add(e)
+	w.trace.AddAt(e, w.steps, w.now)
+}
+
+func (w *World) emitPending(e *trace.Event) {
+	w.pending = append(w.pending, *e)
+	p := &w.pending[len(w.pending)-1]
+	p.Step, p.TimeMs = w.steps, w.now
 }
 
 // discardLast discards the last event emitted and not flushed yet.
