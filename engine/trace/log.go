@@ -119,8 +119,8 @@ func (l *Log) Add(e Event) { l.AddAt(&e, e.Step, e.TimeMs) }
 // and copying it from call to call cost more than writing it.
 func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 	var d *Event
-	if i, c := l.n+l.p, len(l.chunks)-1; l.own && c >= 0 && i < (c+1)*logChunk {
-		d = &l.chunks[c][i-c*logChunk]
+	if i := uint(l.n + l.p); l.own && i/logChunk < uint(len(l.chunks)) {
+		d = &l.chunks[i/logChunk][i%logChunk]
 	} else {
 		d = l.room()
 	}
@@ -173,9 +173,13 @@ func (l *Log) Commit() []Event {
 	if l.p == 0 {
 		return nil // most steps of an untraced world: not worth a call
 	}
-	evs := l.slice(l.n, l.n+l.p)
+	i, j := uint(l.n), uint(l.n+l.p)
 	l.n, l.p = l.n+l.p, 0
-	return evs
+	if c := i / logChunk; (j-1)/logChunk == c {
+		o := i % logChunk
+		return l.chunks[c][o : o+j-i : o+j-i] // nearly always: the step's events are in one chunk
+	}
+	return l.slice(int(i), int(j))
 }
 
 // TakePending returns a copy of the pending events and discards them.
