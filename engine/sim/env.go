@@ -251,9 +251,9 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		}
 		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
 		req, isProduce := body.(*msg.ProduceRequest)
-		var refs [256]byte // on the stack: the attribute is packed from it
 		var batches []byte
 		if isProduce {
+			var refs [256]byte // on the stack, zeroed for a request only: the attribute is packed from it
 			batches = w.appendBatchRefs(refs[:0], req)
 		}
 		// Written straight into the slab: With would copy the event for
@@ -296,24 +296,12 @@ func (w *World) appendBatchRefs(b []byte, req *msg.ProduceRequest) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = appendQuoted(b, w.slab.Partition(pb.TP.Topic, pb.TP.Partition))
+		b = append(b, w.slab.QuotedPartition(pb.TP.Topic, pb.TP.Partition)...)
 		b = append(b, `,"batch":`...)
 		b = trace.AppendInt(b, int64(pb.BatchID))
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendQuoted appends s quoted, as strconv.AppendQuote does: a
-// partition's name (Kafka's topic names are ASCII letters, digits, '.',
-// '_' and '-') needs no escapes, so its bytes go in as they are.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate

@@ -30,6 +30,8 @@ type Slab struct {
 	names  map[string][]string // partition names by topic, by partition
 	topic  string              // the topic last asked for, and its names
 	tnames []string
+	qname  string // the partition name last quoted, and its quoted text
+	qtext  string
 	paths  map[producerstate.Path]string
 	path   producerstate.Path // the path last asked for, and its text
 	ptext  string
@@ -143,6 +145,17 @@ func (s *Slab) Partition(topic string, partition int) string {
 	names[partition] = topic + "-" + strconv.Itoa(partition)
 	s.topic, s.tnames = topic, names
 	return names[partition]
+}
+
+// QuotedPartition is Partition's name quoted, as strconv.Quote quotes it,
+// for a JSON attribute: made again only when the name is not the one
+// asked for last, where quoting it each time looked at every byte.
+func (s *Slab) QuotedPartition(topic string, partition int) string {
+	name := s.Partition(topic, partition)
+	if s.qtext == "" || len(name) != len(s.qname) || unsafe.StringData(name) != unsafe.StringData(s.qname) && name != s.qname {
+		s.qname, s.qtext = name, strconv.Quote(name)
+	}
+	return s.qtext
 }
 
 // Path returns p's text (producerstate.Path's String), made once for
