@@ -189,11 +189,11 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
 			e := trace.Event{Kind: "hw.advance", Text: slab.Text(t)}
 			a := slab.Begin(64 + len(tp))
-			a.Int(trace.KeyBroker, int64(b.ID))
-			a.Str(trace.KeyPartition, tp)
-			a.Int(trace.KeyHighWatermark, after)
-			a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
-			e.Attrs = a.Done()
+			a = a.Int(trace.KeyBroker, int64(b.ID))
+			a = a.Str(trace.KeyPartition, tp)
+			a = a.Int(trace.KeyHighWatermark, after)
+			a = a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
+			e.Attrs = slab.Done(a)
 			env.Emit(e)
 		}
 		for _, f := range r.followers {

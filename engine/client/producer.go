@@ -669,11 +669,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		t = append(trace.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1), ')')
 		e := trace.Event{Kind: "producer.enqueue", Text: slab.Text(t)}
 		a := slab.Begin(32 + len(p.name) + len(tps))
-		a.Str(trace.KeyProducer, p.name)
-		a.Int(trace.KeyBatch, int64(b.ID))
-		a.Str(trace.KeyPartition, tps)
-		a.Int(trace.KeyRecordCount, int64(count))
-		e.Attrs = a.Done()
+		a = a.Str(trace.KeyProducer, p.name)
+		a = a.Int(trace.KeyBatch, int64(b.ID))
+		a = a.Str(trace.KeyPartition, tps)
+		a = a.Int(trace.KeyRecordCount, int64(count))
+		e.Attrs = slab.Done(a)
 		env.Emit(e)
 	}
 	return b

@@ -159,13 +159,13 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 		}
 		e := trace.Event{Kind: "producer.ack", Text: slab.Text(t)}
 		a := slab.Begin(64 + len(p.name) + len(tps))
-		a.Str(trace.KeyProducer, p.name)
-		a.Int(trace.KeyBatch, int64(b.ID))
-		a.Str(trace.KeyPartition, tps)
-		a.Int(trace.KeyBaseSequence, int64(b.Seq))
-		a.Int(trace.KeyBaseOffset, baseOffset)
-		a.Int(trace.KeyRecordCount, int64(b.Count))
-		e.Attrs = a.Done()
+		a = a.Str(trace.KeyProducer, p.name)
+		a = a.Int(trace.KeyBatch, int64(b.ID))
+		a = a.Str(trace.KeyPartition, tps)
+		a = a.Int(trace.KeyBaseSequence, int64(b.Seq))
+		a = a.Int(trace.KeyBaseOffset, baseOffset)
+		a = a.Int(trace.KeyRecordCount, int64(b.Count))
+		e.Attrs = slab.Done(a)
 		env.Emit(e)
 	}
 }

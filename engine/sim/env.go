@@ -260,18 +260,18 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		// each attribute, on the hottest event of a traced run.
 		conn := c.name()
 		a := w.slab.Begin(64 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
-		a.Int(trace.KeyMessage, int64(id))
-		a.Str(trace.KeyAPI, api)
-		a.Bool(trace.KeyResponse, resp)
-		a.Str(trace.KeyFrom, fromS)
-		a.Str(trace.KeyTo, toS)
-		a.Int(trace.KeyDueMs, f.due)
-		a.Bool(trace.KeyDelayed, f.delayed)
-		a.Str(trace.KeyConnection, conn)
+		a = a.Int(trace.KeyMessage, int64(id))
+		a = a.Str(trace.KeyAPI, api)
+		a = a.Bool(trace.KeyResponse, resp)
+		a = a.Str(trace.KeyFrom, fromS)
+		a = a.Str(trace.KeyTo, toS)
+		a = a.Int(trace.KeyDueMs, f.due)
+		a = a.Bool(trace.KeyDelayed, f.delayed)
+		a = a.Str(trace.KeyConnection, conn)
 		if isProduce {
-			a.JSONBytes(trace.KeyBatches, batches)
+			a = a.JSONBytes(trace.KeyBatches, batches)
 		}
-		e.Attrs = a.Done()
+		e.Attrs = w.slab.Done(a)
 		w.emitRef(&e)
 	}
 	if refused && c.closed == connOpen {

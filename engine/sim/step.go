@@ -370,12 +370,12 @@ func (w *World) emitDelivered(f *flight, note string) {
 	b = append(append(append(b, " from "...), from...), note...)
 	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
 	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
-	a.Int(trace.KeyMessage, int64(m.ID))
-	a.Str(trace.KeyAPI, api)
-	a.Bool(trace.KeyResponse, m.Body.IsResponse())
-	a.Str(trace.KeyFrom, from)
-	a.Str(trace.KeyTo, to)
-	e.Attrs = a.Done()
+	a = a.Int(trace.KeyMessage, int64(m.ID))
+	a = a.Str(trace.KeyAPI, api)
+	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
+	a = a.Str(trace.KeyFrom, from)
+	a = a.Str(trace.KeyTo, to)
+	e.Attrs = w.slab.Done(a)
 	w.emitRef(&e)
 }
 

@@ -35,6 +35,8 @@ type Slab struct {
 	paths  map[producerstate.Path]string
 	path   producerstate.Path // the path last asked for, and its text
 	ptext  string
+	begun  int   // len(text) at the last Begin, and text's array then:
+	block  *byte // Done finds the slab as Begin left it, or panics
 }
 
 // Attrs returns attrs packed in the slab (see Attrs), for an event's
@@ -46,8 +48,7 @@ func (s *Slab) Attrs(attrs ...Attr) Attrs {
 		return Attrs(nil).Append(attrs...)
 	}
 	b := s.Begin(n)
-	b.b = Attrs(b.b).Append(attrs...)
-	return b.Done()
+	return s.Done(Builder(Attrs(b).Append(attrs...)))
 }
 
 // Begin starts building an event's attributes in the slab, with room for
@@ -56,7 +57,23 @@ func (s *Slab) Attrs(attrs ...Attr) Attrs {
 func (s *Slab) Begin(n int) Builder {
 	s.room(min(max(n, 1), slabText/4))
 	i := len(s.text)
-	return Builder{b: s.text[i:i:cap(s.text)], s: s, start: i, block: unsafe.SliceData(s.text)}
+	s.begun, s.block = i, unsafe.SliceData(s.text)
+	return Builder(s.text[i:i:cap(s.text)])
+}
+
+// Done returns the attributes b built since Begin, for the event's Attrs.
+// Their capacity ends with them, so that nothing appended to them reaches
+// another event's.
+func (s *Slab) Done(b Builder) Attrs {
+	if len(s.text) != s.begun || unsafe.SliceData(s.text) != s.block {
+		panic("trace: a slab was used while attributes were being built in it")
+	}
+	n := len(b)
+	if n > 0 && cap(b) == cap(s.text)-s.begun {
+		// Still in the block's free room: those bytes are handed out now.
+		s.text = s.text[:s.begun+n]
+	}
+	return Attrs(b[:n:n])
 }
 
 // room makes room for n more bytes in the text block.
