@@ -30,6 +30,8 @@ type Slab struct {
 	names  map[string][]string // partition names by topic, by partition
 	topic  string              // the topic last asked for, and its names
 	tnames []string
+	tpart  int // 1 + the partition last asked for, and its name
+	tname  string
 	qname  string // the partition name last quoted, and its quoted text
 	qtext  string
 	paths  map[producerstate.Path]string
@@ -138,6 +140,15 @@ func (s *Slab) Decision(d *producerstate.Decision) *producerstate.Decision {
 
 // Partition returns topic-partition's name (msg.TP's String), made once.
 func (s *Slab) Partition(topic string, partition int) string {
+	// Most calls: a produce path names one partition again and again.
+	if partition+1 == s.tpart && topic == s.topic {
+		return s.tname
+	}
+	return s.partition(topic, partition)
+}
+
+// partition is Partition past the name asked for last.
+func (s *Slab) partition(topic string, partition int) string {
 	if partition < 0 || partition >= 1<<12 {
 		return topic + "-" + strconv.Itoa(partition)
 	}
@@ -145,11 +156,12 @@ func (s *Slab) Partition(topic string, partition int) string {
 	// their address first saves a call to compare them.
 	same := len(topic) == len(s.topic) && (unsafe.StringData(topic) == unsafe.StringData(s.topic) || topic == s.topic)
 	if same && partition < len(s.tnames) && s.tnames[partition] != "" {
-		return s.tnames[partition] // most calls: a produce path names one partition again and again
+		s.topic, s.tpart, s.tname = topic, partition+1, s.tnames[partition]
+		return s.tname
 	}
 	names := s.names[topic]
 	if partition < len(names) && names[partition] != "" {
-		s.topic, s.tnames = topic, names
+		s.topic, s.tnames, s.tpart, s.tname = topic, names, partition+1, names[partition]
 		return names[partition]
 	}
 	if s.names == nil {
@@ -160,7 +172,7 @@ func (s *Slab) Partition(topic string, partition int) string {
 		s.names[topic] = names
 	}
 	names[partition] = topic + "-" + strconv.Itoa(partition)
-	s.topic, s.tnames = topic, names
+	s.topic, s.tnames, s.tpart, s.tname = topic, names, partition+1, names[partition]
 	return names[partition]
 }
 
