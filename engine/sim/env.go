@@ -322,7 +322,7 @@ func appendProduceResults(s []byte, b *msg.ProduceResponse) []byte {
 		if i > 0 {
 			s = append(s, "; "...)
 		}
-		s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
+		s = append(append(trace.AppendInt(append(append(s, r.TP.Topic...), '-'), int64(r.TP.Partition)), ' '), r.Error.Name()...)
 		s = trace.AppendInt(append(s, " base offset "...), r.BaseOffset)
 	}
 	return s

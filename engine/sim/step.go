@@ -367,7 +367,10 @@ func (w *World) emitDelivered(f *flight, note string) {
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
 	b := append(append(append(w.slab.Room(128), to...), " receives "...), api...)
 	b = trace.AppendInt(append(b, " #"...), int64(m.ID))
-	b = append(append(append(b, " from "...), from...), note...)
+	b = append(append(b, " from "...), from...)
+	if note != "" {
+		b = append(b, note...)
+	}
 	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
 	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
 	a = a.Int(trace.KeyMessage, int64(m.ID))
