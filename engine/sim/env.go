@@ -237,12 +237,14 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	it.due = f.due
 	w.enqueue(at) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
-		verb := "sends"
-		if resp {
-			verb = "answers"
-		}
 		fromS, toS, api := from.String(), to.String(), body.Name()
-		b := append(append(append(append(append(w.slab.Room(256), fromS...), ' '), verb...), ' '), api...)
+		b := append(w.slab.Room(256), fromS...)
+		if resp { // the verb a constant: no copy called for it
+			b = append(b, " answers "...)
+		} else {
+			b = append(b, " sends "...)
+		}
+		b = append(b, api...)
 		b = trace.AppendInt(append(b, " #"...), int64(id))
 		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
 		if f.delayed {
