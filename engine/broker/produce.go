@@ -96,7 +96,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, 
 		if r != nil {
 			logEnd = r.Log.LogEndOffset()
 		}
-		env.Emit(b.decisionEvent(m, pb, &ar, logEnd, env))
+		b.emitDecision(m, pb, &ar, logEnd, env)
 	}
 	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
 	if r != nil {
@@ -122,8 +122,8 @@ func (b *Broker) replicate(r *Replica, env Env) {
 	b.maybeAdvanceHW(r, env)
 }
 
-// decisionEvent is the produce.decision trace event (keys: docs/trace.md).
-func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) trace.Event {
+// emitDecision emits the produce.decision trace event (keys: docs/trace.md).
+func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) {
 	h := decisionHeader(pb.Data)
 	outcome := "reject"
 	switch {
@@ -145,10 +145,11 @@ func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partiti
 	default:
 		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t)}
+	text := slab.Text(t)
 	var path string
+	var decision *producerstate.Decision
 	if ar.Checked {
-		e.Decision = slab.Decision(&ar.Decision)
+		decision = slab.Decision(&ar.Decision)
 		path = slab.Path(ar.Decision.Path)
 	}
 	// Written straight into the slab: With would copy the event for each
@@ -172,8 +173,9 @@ func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partiti
 	if ar.Checked {
 		a = a.Str(trace.KeyPath, path)
 	}
-	e.Attrs = slab.Done(a)
-	return e
+	attrs := slab.Done(a)
+	e := env.Event("produce.decision")
+	e.Text, e.Attrs, e.Decision = text, attrs, decision
 }
 
 // decisionHeader is the part of ParseHeader(b)'s header a decision event

@@ -15,10 +15,13 @@ import (
 // comes from the slot's current incarnation, since a restart drops the old
 // client, which is never called again.
 
-func (s *producerSlot) Now() int64               { return s.w.now }
-func (s *producerSlot) Jitter() float64          { return 0.8 + 0.4*s.w.rng.Float64() }
-func (s *producerSlot) Timestamp() int64         { return EpochMs + s.w.now }
-func (s *producerSlot) Emit(ev trace.Event)      { s.w.emitRef(&ev) }
+func (s *producerSlot) Now() int64          { return s.w.now }
+func (s *producerSlot) Jitter() float64     { return 0.8 + 0.4*s.w.rng.Float64() }
+func (s *producerSlot) Timestamp() int64    { return EpochMs + s.w.now }
+func (s *producerSlot) Emit(ev trace.Event) { s.w.emitRef(&ev) }
+func (s *producerSlot) Event(k trace.Kind) *trace.Event {
+	return s.w.event(k)
+}
 func (s *producerSlot) Tracing() bool            { return s.w.tracing() }
 func (s *producerSlot) Slab() *trace.Slab        { return &s.w.slab }
 func (s *producerSlot) Arena() *hist.Arena       { return &s.w.arena }
@@ -117,8 +120,11 @@ type brokerEnv struct{ w *World }
 func (e brokerEnv) Now() int64          { return e.w.now }
 func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
 func (e brokerEnv) Emit(ev trace.Event) { e.w.emitRef(&ev) }
-func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
-func (e brokerEnv) Slab() *trace.Slab   { return &e.w.slab }
+func (e brokerEnv) Event(k trace.Kind) *trace.Event {
+	return e.w.event(k)
+}
+func (e brokerEnv) Tracing() bool     { return e.w.tracing() }
+func (e brokerEnv) Slab() *trace.Slab { return &e.w.slab }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
@@ -251,7 +257,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			b = trace.AppendInt(append(b, " (held back "...), DelayMs)
 			b = append(b, " ms, and the connection with it)"...)
 		}
-		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
+		text := w.slab.Text(b)
 		req, isProduce := body.(*msg.ProduceRequest)
 		var batches []byte
 		if isProduce {
@@ -273,8 +279,9 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if isProduce {
 			a = a.JSONBytes(trace.KeyBatches, batches)
 		}
-		e.Attrs = w.slab.Done(a)
-		w.emitRef(&e)
+		attrs := w.slab.Done(a)
+		e := w.event("message.send")
+		e.Text, e.Attrs = text, attrs
 	}
 	if refused && c.closed == connOpen {
 		why := "" // closeConn puts it in the trace only

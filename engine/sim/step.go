@@ -371,15 +371,16 @@ func (w *World) emitDelivered(f *flight, note string) {
 	if note != "" {
 		b = append(b, note...)
 	}
-	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
+	text := w.slab.Text(b)
 	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
 	a = a.Int(trace.KeyMessage, int64(m.ID))
 	a = a.Str(trace.KeyAPI, api)
 	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
 	a = a.Str(trace.KeyFrom, from)
 	a = a.Str(trace.KeyTo, to)
-	e.Attrs = w.slab.Done(a)
-	w.emitRef(&e)
+	attrs := w.slab.Done(a)
+	e := w.event("message.deliver")
+	e.Text, e.Attrs = text, attrs
 }
 
 func (w *World) deliverToBroker(f *flight) bool {

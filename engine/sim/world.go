@@ -462,6 +462,17 @@ func (w *World) emitRef(e *trace.Event) {
 	w.trace.AddAt(e, w.steps, w.now)
 }
 
+// event emits an event of kind k and returns it, for the caller to fill in
+// (Text, Attrs, Decision) before anything else is emitted: the produce
+// path's events are written once, where the trace keeps them.
+func (w *World) event(k trace.Kind) *trace.Event {
+	if w.dropTrace {
+		w.emitPending(&trace.Event{Kind: k})
+		return &w.pending[len(w.pending)-1]
+	}
+	return w.trace.Next(w.steps, w.now, k)
+}
+
 func (w *World) emitPending(e *trace.Event) {
 	w.pending = append(w.pending, *e)
 	p := &w.pending[len(w.pending)-1]

@@ -134,6 +134,22 @@ func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 	l.p++
 }
 
+// Next adds a pending event of kind k at the given step and time and
+// returns it, for the caller to fill in (its Text, Attrs and Decision)
+// before the Log is used again: the hottest events are written where the
+// Log keeps them, instead of built elsewhere and copied in.
+func (l *Log) Next(step int, timeMs int64, k Kind) *Event {
+	var d *Event
+	if i := uint(l.n + l.p); l.own && i/logChunk < uint(len(l.chunks)) {
+		d = &l.chunks[i/logChunk][i%logChunk]
+	} else {
+		d = l.room()
+	}
+	d.Step, d.TimeMs, d.Kind = step, timeMs, k // the rest of the room is zero
+	l.p++
+	return d
+}
+
 // room is where the next event goes.
 func (l *Log) room() *Event {
 	i := l.n + l.p
