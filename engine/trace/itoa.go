@@ -32,8 +32,9 @@ func appendDecimal(b []byte, v int64) []byte {
 		hi := u / 1e4
 		u -= hi * 1e4
 		switch {
-		case hi < 10:
-			b = append(b, byte('0'+hi))
+		case hi < 10: // five digits, the most common here: one append
+			h, l := u/100, u%100
+			return append(b, byte('0'+hi), digitPairs[2*h], digitPairs[2*h+1], digitPairs[2*l], digitPairs[2*l+1])
 		case hi < 100:
 			b = append(b, digitPairs[2*hi], digitPairs[2*hi+1])
 		case hi < 1000:
