@@ -55,6 +55,9 @@ type Env interface {
 	// with which error (`fail request`).
 	Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool)
 	Emit(e trace.Event)
+	// Event emits an event of kind k and returns it, to be filled in
+	// before anything else is emitted: Emit, for an event not built first.
+	Event(k trace.Kind) *trace.Event
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader

@@ -96,7 +96,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, 
 		if r != nil {
 			logEnd = r.Log.LogEndOffset()
 		}
-		env.Emit(b.decisionEvent(m, pb, &ar, logEnd, env))
+		b.emitDecision(m, pb, &ar, logEnd, env)
 	}
 	res.Error, res.BaseOffset, res.Reason = ar.Error, ar.BaseOffset, ar.Reason
 	if r != nil {
@@ -122,9 +122,9 @@ func (b *Broker) replicate(r *Replica, env Env) {
 	b.maybeAdvanceHW(r, env)
 }
 
-// decisionEvent is the produce.decision trace event (keys: docs/trace.md).
-func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) trace.Event {
-	h, _ := record.ParseHeader(pb.Data)
+// emitDecision emits the produce.decision trace event (keys: docs/trace.md).
+func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, logEnd int64, env Env) {
+	h := decisionHeader(pb.Data)
 	outcome := "reject"
 	switch {
 	case ar.Error == kerr.None && ar.Checked && ar.Decision.Outcome == producerstate.Duplicate:
@@ -145,35 +145,56 @@ func (b *Broker) decisionEvent(m *msg.Message, pb *msg.ProduceBatch, ar *partiti
 	default:
 		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	e := trace.Event{Kind: "produce.decision", Text: slab.Text(t)}
+	text := slab.Text(t)
 	var path string
+	var decision *producerstate.Decision
 	if ar.Checked {
-		e.Decision = slab.Decision(&ar.Decision)
+		decision = slab.Decision(&ar.Decision)
 		path = slab.Path(ar.Decision.Path)
 	}
 	// Written straight into the slab: With would copy the event for each
 	// of its fifteen attributes.
 	producer, errName := m.From.String(), ar.Error.Name()
 	a := slab.Begin(128 + len(tp) + len(producer) + len(errName) + len(path))
-	a.Int(trace.KeyBroker, int64(b.ID))
-	a.Str(trace.KeyPartition, tp)
-	a.Int(trace.KeyProducerID, h.ProducerID)
-	a.Int(trace.KeyProducerEpoch, int64(h.ProducerEpoch))
-	a.Int(trace.KeyBaseSequence, int64(h.BaseSequence))
-	a.Int(trace.KeyLastSequence, int64(h.LastSequence()))
-	a.Int(trace.KeyRecordCount, int64(h.RecordsCount))
-	a.Bool(trace.KeyTransactional, h.Attributes.Transactional())
-	a.Str(trace.KeyOutcome, outcome)
-	a.Str(trace.KeyError, errName)
-	a.Int(trace.KeyBaseOffset, ar.BaseOffset)
-	a.Str(trace.KeyProducer, producer)
-	a.Int(trace.KeyBatch, int64(pb.BatchID))
-	a.Int(trace.KeyRequest, int64(m.ID))
+	a = a.Int(trace.KeyBroker, int64(b.ID))
+	a = a.Str(trace.KeyPartition, tp)
+	a = a.Int(trace.KeyProducerID, h.ProducerID)
+	a = a.Int(trace.KeyProducerEpoch, int64(h.ProducerEpoch))
+	a = a.Int(trace.KeyBaseSequence, int64(h.BaseSequence))
+	a = a.Int(trace.KeyLastSequence, int64(h.LastSequence()))
+	a = a.Int(trace.KeyRecordCount, int64(h.RecordsCount))
+	a = a.Bool(trace.KeyTransactional, h.Attributes.Transactional())
+	a = a.Str(trace.KeyOutcome, outcome)
+	a = a.Str(trace.KeyError, errName)
+	a = a.Int(trace.KeyBaseOffset, ar.BaseOffset)
+	a = a.Str(trace.KeyProducer, producer)
+	a = a.Int(trace.KeyBatch, int64(pb.BatchID))
+	a = a.Int(trace.KeyRequest, int64(m.ID))
 	if ar.Checked {
-		a.Str(trace.KeyPath, path)
+		a = a.Str(trace.KeyPath, path)
 	}
-	e.Attrs = a.Done()
-	return e
+	attrs := slab.Done(a)
+	e := env.Event("produce.decision")
+	e.Text, e.Attrs, e.Decision = text, attrs, decision
+}
+
+// decisionHeader is the part of ParseHeader(b)'s header a decision event
+// says, read field by field: the batch was parsed already on its way in,
+// and parsing all of it again cost more than the rest of the event's
+// attributes. Like ParseHeader, a batch too short for a header gives the
+// zero header.
+func decisionHeader(b []byte) record.Header {
+	if len(b) < record.HeaderSize {
+		return record.Header{}
+	}
+	return record.Header{
+		Attributes:      record.AttributesOf(b),
+		LastOffsetDelta: int32(record.LastOffsetOf(b) - record.BaseOffsetOf(b)),
+		ProducerID:      record.ProducerIDOf(b),
+		ProducerEpoch:   record.ProducerEpochOf(b),
+		BaseSequence:    record.BaseSequenceOf(b),
+		RecordsCount:    record.RecordsCountOf(b),
+	}
 }
 
 func seqText(h *record.Header) string {

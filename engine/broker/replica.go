@@ -187,14 +187,15 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 			t = append(append(t, " advances the high watermark of "...), tp...)
 			t = trace.AppendInt(append(t, " to "...), after)
 			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			e := trace.Event{Kind: "hw.advance", Text: slab.Text(t)}
+			text := slab.Text(t)
 			a := slab.Begin(64 + len(tp))
-			a.Int(trace.KeyBroker, int64(b.ID))
-			a.Str(trace.KeyPartition, tp)
-			a.Int(trace.KeyHighWatermark, after)
-			a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
-			e.Attrs = a.Done()
-			env.Emit(e)
+			a = a.Int(trace.KeyBroker, int64(b.ID))
+			a = a.Str(trace.KeyPartition, tp)
+			a = a.Int(trace.KeyHighWatermark, after)
+			a = a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
+			attrs := slab.Done(a)
+			e := env.Event("hw.advance")
+			e.Text, e.Attrs = text, attrs
 		}
 		for _, f := range r.followers {
 			if f.knownHW < after && !slices.Contains(answering, f.id) {

@@ -46,6 +46,9 @@ type Env interface {
 	Arena() *hist.Arena
 	Scratch() *Scratch
 	Emit(e trace.Event)
+	// Event emits an event of kind k and returns it, to be filled in
+	// before anything else is emitted: Emit, for an event not built first.
+	Event(k trace.Kind) *trace.Event
 }
 
 // TimerKind names a producer timer.
@@ -652,14 +655,15 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
 		t = trace.AppendInt(append(t, " (serials "...), b.FirstSerial)
 		t = append(trace.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1), ')')
-		e := trace.Event{Kind: "producer.enqueue", Text: slab.Text(t)}
+		text := slab.Text(t)
 		a := slab.Begin(32 + len(p.name) + len(tps))
-		a.Str(trace.KeyProducer, p.name)
-		a.Int(trace.KeyBatch, int64(b.ID))
-		a.Str(trace.KeyPartition, tps)
-		a.Int(trace.KeyRecordCount, int64(count))
-		e.Attrs = a.Done()
-		env.Emit(e)
+		a = a.Str(trace.KeyProducer, p.name)
+		a = a.Int(trace.KeyBatch, int64(b.ID))
+		a = a.Str(trace.KeyPartition, tps)
+		a = a.Int(trace.KeyRecordCount, int64(count))
+		attrs := slab.Done(a)
+		e := env.Event("producer.enqueue")
+		e.Text, e.Attrs = text, attrs
 	}
 	return b
 }

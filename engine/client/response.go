@@ -157,16 +157,17 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 			t = trace.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset)
 			t = trace.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1)
 		}
-		e := trace.Event{Kind: "producer.ack", Text: slab.Text(t)}
+		text := slab.Text(t)
 		a := slab.Begin(64 + len(p.name) + len(tps))
-		a.Str(trace.KeyProducer, p.name)
-		a.Int(trace.KeyBatch, int64(b.ID))
-		a.Str(trace.KeyPartition, tps)
-		a.Int(trace.KeyBaseSequence, int64(b.Seq))
-		a.Int(trace.KeyBaseOffset, baseOffset)
-		a.Int(trace.KeyRecordCount, int64(b.Count))
-		e.Attrs = a.Done()
-		env.Emit(e)
+		a = a.Str(trace.KeyProducer, p.name)
+		a = a.Int(trace.KeyBatch, int64(b.ID))
+		a = a.Str(trace.KeyPartition, tps)
+		a = a.Int(trace.KeyBaseSequence, int64(b.Seq))
+		a = a.Int(trace.KeyBaseOffset, baseOffset)
+		a = a.Int(trace.KeyRecordCount, int64(b.Count))
+		attrs := slab.Done(a)
+		e := env.Event("producer.ack")
+		e.Text, e.Attrs = text, attrs
 	}
 }
 

@@ -414,9 +414,18 @@ func describeBatch(b msg.ProduceBatch) string {
 
 func appendBatch(s []byte, b msg.ProduceBatch) []byte {
 	s = trace.AppendInt(append(append(s, b.TP.Topic...), '-'), int64(b.TP.Partition))
-	h, err := record.ParseHeader(b.Data)
-	if err != nil {
+	if !record.HeaderParses(b.Data) {
 		return append(s, " (undecodable)"...)
+	}
+	// The fields said, read one by one: parsing the whole header again
+	// cost more than writing them.
+	h := record.Header{
+		Attributes:      record.AttributesOf(b.Data),
+		LastOffsetDelta: int32(record.LastOffsetOf(b.Data) - record.BaseOffsetOf(b.Data)),
+		ProducerID:      record.ProducerIDOf(b.Data),
+		ProducerEpoch:   record.ProducerEpochOf(b.Data),
+		BaseSequence:    record.BaseSequenceOf(b.Data),
+		RecordsCount:    record.RecordsCountOf(b.Data),
 	}
 	s = trace.AppendInt(append(s, " batch #"...), int64(b.BatchID))
 	if h.HasProducerID() {

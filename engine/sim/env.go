@@ -15,10 +15,13 @@ import (
 // comes from the slot's current incarnation, since a restart drops the old
 // client, which is never called again.
 
-func (s *producerSlot) Now() int64               { return s.w.now }
-func (s *producerSlot) Jitter() float64          { return 0.8 + 0.4*s.w.rng.Float64() }
-func (s *producerSlot) Timestamp() int64         { return EpochMs + s.w.now }
-func (s *producerSlot) Emit(ev trace.Event)      { s.w.emit(ev) }
+func (s *producerSlot) Now() int64          { return s.w.now }
+func (s *producerSlot) Jitter() float64     { return 0.8 + 0.4*s.w.rng.Float64() }
+func (s *producerSlot) Timestamp() int64    { return EpochMs + s.w.now }
+func (s *producerSlot) Emit(ev trace.Event) { s.w.emitRef(&ev) }
+func (s *producerSlot) Event(k trace.Kind) *trace.Event {
+	return s.w.event(k)
+}
 func (s *producerSlot) Tracing() bool            { return s.w.tracing() }
 func (s *producerSlot) Slab() *trace.Slab        { return &s.w.slab }
 func (s *producerSlot) Arena() *hist.Arena       { return &s.w.arena }
@@ -116,9 +119,12 @@ type brokerEnv struct{ w *World }
 
 func (e brokerEnv) Now() int64          { return e.w.now }
 func (e brokerEnv) Timestamp() int64    { return EpochMs + e.w.now }
-func (e brokerEnv) Emit(ev trace.Event) { e.w.emit(ev) }
-func (e brokerEnv) Tracing() bool       { return e.w.tracing() }
-func (e brokerEnv) Slab() *trace.Slab   { return &e.w.slab }
+func (e brokerEnv) Emit(ev trace.Event) { e.w.emitRef(&ev) }
+func (e brokerEnv) Event(k trace.Kind) *trace.Event {
+	return e.w.event(k)
+}
+func (e brokerEnv) Tracing() bool     { return e.w.tracing() }
+func (e brokerEnv) Slab() *trace.Slab { return &e.w.slab }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
 	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
@@ -238,42 +244,45 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	it.due = f.due
 	w.enqueue(at) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
-		verb := "sends"
-		if resp {
-			verb = "answers"
-		}
 		fromS, toS, api := from.String(), to.String(), body.Name()
-		b := append(append(append(append(append(w.slab.Room(256), fromS...), ' '), verb...), ' '), api...)
+		b := append(w.slab.Room(256), fromS...)
+		if resp { // the verb a constant: no copy called for it
+			b = append(b, " answers "...)
+		} else {
+			b = append(b, " sends "...)
+		}
+		b = append(b, api...)
 		b = trace.AppendInt(append(b, " #"...), int64(id))
 		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
 		if f.delayed {
 			b = trace.AppendInt(append(b, " (held back "...), DelayMs)
 			b = append(b, " ms, and the connection with it)"...)
 		}
-		e := trace.Event{Kind: "message.send", Text: w.slab.Text(b)}
+		text := w.slab.Text(b)
 		req, isProduce := body.(*msg.ProduceRequest)
-		var refs [256]byte // on the stack: the attribute is packed from it
 		var batches []byte
 		if isProduce {
+			var refs [256]byte // on the stack, zeroed for a request only: the attribute is packed from it
 			batches = w.appendBatchRefs(refs[:0], req)
 		}
 		// Written straight into the slab: With would copy the event for
 		// each attribute, on the hottest event of a traced run.
 		conn := c.name()
 		a := w.slab.Begin(64 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
-		a.Int(trace.KeyMessage, int64(id))
-		a.Str(trace.KeyAPI, api)
-		a.Bool(trace.KeyResponse, resp)
-		a.Str(trace.KeyFrom, fromS)
-		a.Str(trace.KeyTo, toS)
-		a.Int(trace.KeyDueMs, f.due)
-		a.Bool(trace.KeyDelayed, f.delayed)
-		a.Str(trace.KeyConnection, conn)
+		a = a.Int(trace.KeyMessage, int64(id))
+		a = a.Str(trace.KeyAPI, api)
+		a = a.Bool(trace.KeyResponse, resp)
+		a = a.Str(trace.KeyFrom, fromS)
+		a = a.Str(trace.KeyTo, toS)
+		a = a.Int(trace.KeyDueMs, f.due)
+		a = a.Bool(trace.KeyDelayed, f.delayed)
+		a = a.Str(trace.KeyConnection, conn)
 		if isProduce {
-			a.JSONBytes(trace.KeyBatches, batches)
+			a = a.JSONBytes(trace.KeyBatches, batches)
 		}
-		e.Attrs = a.Done()
-		w.emit(e)
+		attrs := w.slab.Done(a)
+		e := w.event("message.send")
+		e.Text, e.Attrs = text, attrs
 	}
 	if refused && c.closed == connOpen {
 		why := "" // closeConn puts it in the trace only
@@ -297,24 +306,12 @@ func (w *World) appendBatchRefs(b []byte, req *msg.ProduceRequest) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `{"partition":`...)
-		b = appendQuoted(b, w.slab.Partition(pb.TP.Topic, pb.TP.Partition))
+		b = append(b, w.slab.QuotedPartition(pb.TP.Topic, pb.TP.Partition)...)
 		b = append(b, `,"batch":`...)
 		b = trace.AppendInt(b, int64(pb.BatchID))
 		b = append(b, '}')
 	}
 	return append(b, ']')
-}
-
-// appendQuoted appends s quoted, as strconv.AppendQuote does: a
-// partition's name (Kafka's topic names are ASCII letters, digits, '.',
-// '_' and '-') needs no escapes, so its bytes go in as they are.
-func appendQuoted(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < ' ' || c > '~' || c == '"' || c == '\\' {
-			return strconv.AppendQuote(b, s)
-		}
-	}
-	return append(append(append(b, '"'), s...), '"')
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate
@@ -335,7 +332,7 @@ func appendProduceResults(s []byte, b *msg.ProduceResponse) []byte {
 		if i > 0 {
 			s = append(s, "; "...)
 		}
-		s = append(append(append(append(append(s, r.TP.Topic...), '-'), strconv.Itoa(r.TP.Partition)...), ' '), r.Error.Name()...)
+		s = append(append(trace.AppendInt(append(append(s, r.TP.Topic...), '-'), int64(r.TP.Partition)), ' '), r.Error.Name()...)
 		s = trace.AppendInt(append(s, " base offset "...), r.BaseOffset)
 	}
 	return s

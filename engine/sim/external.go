@@ -370,7 +370,7 @@ func (w *World) hangup(c *script.Hangup) error {
 // deliverExternal is an answer reaching a real client's connection.
 func (w *World) deliverExternal(f *flight, x *extConn) bool {
 	if w.tracing() {
-		w.emit(w.deliveredEvent(f, ""))
+		w.emitDelivered(f, "")
 	}
 	if len(x.pending) == 0 {
 		return true

@@ -361,28 +361,33 @@ func expectsAnswer(body msg.Body) bool {
 	return true
 }
 
-func (w *World) deliveredEvent(f *flight, note string) trace.Event {
+// emitDelivered emits the message.deliver of f, note ending its text.
+func (w *World) emitDelivered(f *flight, note string) {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
 	b := append(append(append(w.slab.Room(128), to...), " receives "...), api...)
 	b = trace.AppendInt(append(b, " #"...), int64(m.ID))
-	b = append(append(append(b, " from "...), from...), note...)
-	e := trace.Event{Kind: "message.deliver", Text: w.slab.Text(b)}
+	b = append(append(b, " from "...), from...)
+	if note != "" {
+		b = append(b, note...)
+	}
+	text := w.slab.Text(b)
 	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
-	a.Int(trace.KeyMessage, int64(m.ID))
-	a.Str(trace.KeyAPI, api)
-	a.Bool(trace.KeyResponse, m.Body.IsResponse())
-	a.Str(trace.KeyFrom, from)
-	a.Str(trace.KeyTo, to)
-	e.Attrs = a.Done()
-	return e
+	a = a.Int(trace.KeyMessage, int64(m.ID))
+	a = a.Str(trace.KeyAPI, api)
+	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
+	a = a.Str(trace.KeyFrom, from)
+	a = a.Str(trace.KeyTo, to)
+	attrs := w.slab.Done(a)
+	e := w.event("message.deliver")
+	e.Text, e.Attrs = text, attrs
 }
 
 func (w *World) deliverToBroker(f *flight) bool {
 	m := &f.m
 	b := w.broker(m.To.Broker)
 	if w.tracing() {
-		w.emit(w.deliveredEvent(f, ""))
+		w.emitDelivered(f, "")
 	}
 	env := w.benv
 	switch body := m.Body.(type) {
@@ -423,7 +428,7 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	if cs := f.cn.cons; s == nil && cs != nil {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, ""))
+			w.emitDelivered(f, "")
 		}
 		cs.c.OnResponse(m, cs.env)
 		w.check.noteReads(w, cs)
@@ -431,19 +436,19 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	if s == nil && f.cn.cons == nil && m.To.Client == adminClient {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, ""))
+			w.emitDelivered(f, "")
 		}
 		w.adminAnswer(m)
 		return true
 	}
 	if s == nil || s.removed {
 		if w.tracing() {
-			w.emit(w.deliveredEvent(f, " (nobody waits for it)"))
+			w.emitDelivered(f, " (nobody waits for it)")
 		}
 		return true
 	}
 	if w.tracing() {
-		w.emit(w.deliveredEvent(f, ""))
+		w.emitDelivered(f, "")
 	}
 	env := s
 	handled := s.p.OnResponse(m, env)

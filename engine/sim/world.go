@@ -468,14 +468,34 @@ func (w *World) KeepTrace(on bool) {
 	w.dropTrace = !on
 }
 
-func (w *World) emit(e trace.Event) {
-	e.Step, e.TimeMs = w.steps, w.now
+func (w *World) emit(e trace.Event) { w.emitRef(&e) }
+
+// emitRef is emit for an event the caller has built in place: it is
+// copied once, into the trace.
+func (w *World) emitRef(e *trace.Event) {
 	if w.dropTrace {
-		w.pending = append(w.pending, e)
+		w.emitPending(e)
 		return
 	}
 	// Written where the trace will hold it, pending until flush.
-	w.trace.Add(e)
+	w.trace.AddAt(e, w.steps, w.now)
+}
+
+// event emits an event of kind k and returns it, for the caller to fill in
+// (Text, Attrs, Decision) before anything else is emitted: the produce
+// path's events are written once, where the trace keeps them.
+func (w *World) event(k trace.Kind) *trace.Event {
+	if w.dropTrace {
+		w.emitPending(&trace.Event{Kind: k})
+		return &w.pending[len(w.pending)-1]
+	}
+	return w.trace.Next(w.steps, w.now, k)
+}
+
+func (w *World) emitPending(e *trace.Event) {
+	w.pending = append(w.pending, *e)
+	p := &w.pending[len(w.pending)-1]
+	p.Step, p.TimeMs = w.steps, w.now
 }
 
 // discardLast discards the last event emitted and not flushed yet.

@@ -256,44 +256,45 @@ func (a Attrs) Len() int {
 
 // Builder packs an event's attributes straight into a Slab's block, one
 // key of the table at a time, as Append would pack them (the same bytes)
-// without an Attr for each first. Between Slab.Begin and Done, nothing
-// else may take room from the slab: build the values first.
-type Builder struct {
-	b     []byte // the attributes so far: in the block's free room, unless they outgrew it
-	s     *Slab
-	start int   // len(s.text) at Begin
-	block *byte // s.text's array at Begin
-}
+// without an Attr for each first: Slab.Begin starts one, Slab.Done hands
+// its attributes out. Between the two, nothing else may take room from
+// the slab: build the values first.
+//
+// Like append, each method returns the Builder, which the caller keeps
+// (a = a.Int(...)): a slice used by value stays in registers from one
+// attribute to the next, where a struct whose methods took its address
+// was read from memory and written back at every attribute.
+type Builder []byte
 
 // Int appends an integer attribute.
-func (b *Builder) Int(k Key, v int64) { b.b = appendInt(append(b.b, byte(k), 'i'), v) }
+func (b Builder) Int(k Key, v int64) Builder { return appendInt(append(b, byte(k), 'i'), v) }
 
 // Str appends a text attribute.
-func (b *Builder) Str(k Key, v string) {
-	b.b = append(appendLen(append(b.b, byte(k), 's'), len(v)), v...)
+func (b Builder) Str(k Key, v string) Builder {
+	return append(appendLen(append(b, byte(k), 's'), len(v)), v...)
 }
 
 // Bool appends a boolean attribute.
-func (b *Builder) Bool(k Key, v bool) {
+func (b Builder) Bool(k Key, v bool) Builder {
 	c := byte(0)
 	if v {
 		c = 1
 	}
-	b.b = append(b.b, byte(k), 'b', c)
+	return append(b, byte(k), 'b', c)
 }
 
 // JSON appends an attribute whose value is raw JSON (see JSON).
-func (b *Builder) JSON(k Key, raw string) {
-	b.b = append(appendLen(append(b.b, byte(k), 'j'), len(raw)), raw...)
+func (b Builder) JSON(k Key, raw string) Builder {
+	return append(appendLen(append(b, byte(k), 'j'), len(raw)), raw...)
 }
 
 // JSONBytes is JSON for raw JSON built in a buffer of the caller's.
-func (b *Builder) JSONBytes(k Key, raw []byte) {
-	b.b = append(appendLen(append(b.b, byte(k), 'j'), len(raw)), raw...)
+func (b Builder) JSONBytes(k Key, raw []byte) Builder {
+	return append(appendLen(append(b, byte(k), 'j'), len(raw)), raw...)
 }
 
 // List appends a list of integers (see List).
-func (b *Builder) List(k Key, v []int64) {
+func (b Builder) List(k Key, v []int64) Builder {
 	var buf [64]byte
 	l := append(buf[:0], '[')
 	for i, x := range v {
@@ -303,22 +304,5 @@ func (b *Builder) List(k Key, v []int64) {
 		l = strconv.AppendInt(l, x, 10)
 	}
 	l = append(l, ']')
-	b.b = append(appendLen(append(b.b, byte(k), 'l'), len(l)), l...)
-}
-
-// Done returns the attributes, for the event's Attrs. Their capacity ends
-// with them, so that nothing appended to them reaches another event's.
-func (b *Builder) Done() Attrs {
-	s := b.s
-	if len(s.text) != b.start || unsafe.SliceData(s.text) != b.block {
-		panic("trace: a slab was used while attributes were being built in it")
-	}
-	n := len(b.b)
-	if n > 0 && cap(b.b) == cap(s.text)-b.start {
-		// Still in the block's free room: those bytes are handed out now.
-		s.text = s.text[:b.start+n]
-	}
-	a := Attrs(b.b[:n:n])
-	b.b = nil
-	return a
+	return append(appendLen(append(b, byte(k), 'l'), len(l)), l...)
 }

@@ -150,12 +150,12 @@ func TestKeyTable(t *testing.T) {
 		}
 		var s Slab
 		b := s.Begin(0)
-		b.Int(k, -300)
-		b.Str(k, "orders-0")
-		b.Bool(k, true)
-		b.JSON(k, `[{"a":1}]`)
-		b.List(k, []int64{1, -2})
-		got := b.Done()
+		b = b.Int(k, -300)
+		b = b.Str(k, "orders-0")
+		b = b.Bool(k, true)
+		b = b.JSON(k, `[{"a":1}]`)
+		b = b.List(k, []int64{1, -2})
+		got := s.Done(b)
 		want := Attrs(nil).Append(Attr{name, Int(-300)}, Attr{name, Str("orders-0")}, Attr{name, Bool(true)},
 			Attr{name, JSON(`[{"a":1}]`)}, Attr{name, List([]int64{1, -2})})
 		if !reflect.DeepEqual(got, want) {
@@ -196,10 +196,10 @@ func TestBuilderOutgrows(t *testing.T) {
 	first := s.Attrs(Attr{"broker", Int(1)})
 	long := strings.Repeat("p", slabText)
 	b := s.Begin(8)
-	b.Int(KeyBroker, 2)
-	b.Str(KeyProducer, long)
-	b.Int(KeyBatch, 3)
-	a := b.Done()
+	b = b.Int(KeyBroker, 2)
+	b = b.Str(KeyProducer, long)
+	b = b.Int(KeyBatch, 3)
+	a := s.Done(b)
 	if a.Len() != 3 || !hasStr(a, "producer", long) || len(a) != cap(a) {
 		t.Fatalf("%d attributes, capacity %d of %d", a.Len(), cap(a), len(a))
 	}
@@ -216,9 +216,9 @@ func TestBuilderOutgrows(t *testing.T) {
 		}
 	}()
 	b = s.Begin(8)
-	b.Int(KeyBroker, 1)
+	b = b.Int(KeyBroker, 1)
 	s.Text([]byte("in the middle"))
-	b.Done()
+	s.Done(b)
 }
 
 // A text appended into the slab's Room is kept where it was written, and
@@ -283,13 +283,13 @@ func FuzzAttrs(f *testing.F) {
 		if k, ok := KeyOf(key); ok {
 			in = append(in, Attr{key, Int(i)}, Attr{key, Bool(b)}, Attr{key, JSON(s)}, Attr{key, JSON(s)})
 			bd := sl.Begin(len(s))
-			bd.Str(k, s)
-			bd.b = Attrs(bd.b).Append(in[1:3]...)
-			bd.Int(k, i)
-			bd.Bool(k, b)
-			bd.JSON(k, s)
-			bd.JSONBytes(k, []byte(s))
-			if got, want := bd.Done(), Attrs(nil).Append(in...); !reflect.DeepEqual(got, want) {
+			bd = bd.Str(k, s)
+			bd = Builder(Attrs(bd).Append(in[1:3]...))
+			bd = bd.Int(k, i)
+			bd = bd.Bool(k, b)
+			bd = bd.JSON(k, s)
+			bd = bd.JSONBytes(k, []byte(s))
+			if got, want := sl.Done(bd), Attrs(nil).Append(in...); !reflect.DeepEqual(got, want) {
 				t.Fatalf("the builder packs % x, Append % x", got, want)
 			}
 		}

@@ -16,24 +16,35 @@ func AppendInt(b []byte, v int64) []byte {
 	return appendDecimal(b, v)
 }
 
-// appendDecimal is AppendInt past a single digit.
+// appendDecimal is AppendInt past a single digit. The groups of up to
+// four digits are written here, not by a helper: a call passing b in and
+// out costs about as much as the digits it writes.
 func appendDecimal(b []byte, v int64) []byte {
 	u := uint64(v)
 	if v < 0 {
 		b = append(b, '-')
 		u = -u
 	}
-	switch {
-	case u < 1e4:
-		return appendShort(b, u)
-	case u < 1e8:
-		return appendFour(appendShort(b, u/1e4), u%1e4)
+	if u >= 1e4 {
+		if u >= 1e8 {
+			return appendLong(b, u)
+		}
+		hi := u / 1e4
+		u -= hi * 1e4
+		switch {
+		case hi < 10: // five digits, the most common here: one append
+			h, l := u/100, u%100
+			return append(b, byte('0'+hi), digitPairs[2*h], digitPairs[2*h+1], digitPairs[2*l], digitPairs[2*l+1])
+		case hi < 100:
+			b = append(b, digitPairs[2*hi], digitPairs[2*hi+1])
+		case hi < 1000:
+			lo := hi % 100
+			b = append(b, byte('0'+hi/100), digitPairs[2*lo], digitPairs[2*lo+1])
+		default:
+			b = appendFour(b, hi)
+		}
+		return appendFour(b, u)
 	}
-	return appendLong(b, u)
-}
-
-// appendShort appends u < 10^4.
-func appendShort(b []byte, u uint64) []byte {
 	switch {
 	case u < 10:
 		return append(b, byte('0'+u))

@@ -47,3 +47,15 @@ func BenchmarkAppendInt(b *testing.B) {
 		}
 	})
 }
+
+// A produce path's mix of numbers: mostly two to five digits.
+var intMix = [...]int64{23, 456, 1234, 5678, 12345, 3, 99, 123456, 4321, 87, 7777, 31337}
+
+func BenchmarkAppendIntMix(b *testing.B) {
+	var buf [64]byte
+	for range b.N {
+		for _, v := range intMix {
+			_ = AppendInt(buf[:0], v)
+		}
+	}
+}

@@ -111,16 +111,43 @@ func (l Log) Backward() iter.Seq2[int, *Event] {
 }
 
 // Add adds a pending event.
-func (l *Log) Add(e Event) {
+func (l *Log) Add(e Event) { l.AddAt(&e, e.Step, e.TimeMs) }
+
+// AddAt adds a pending event: *e's content, at the given step and time
+// (a world stamps its events as it adds them). By pointer, and with the
+// room found here while the last chunk has some: an event is 80 bytes,
+// and copying it from call to call cost more than writing it.
+func (l *Log) AddAt(e *Event, step int, timeMs int64) {
+	var d *Event
+	if i := uint(l.n + l.p); l.own && i/logChunk < uint(len(l.chunks)) {
+		d = &l.chunks[i/logChunk][i%logChunk]
+	} else {
+		d = l.room()
+	}
 	// Field by field: a struct copy would take the collector's bulk write
 	// barrier for the event's four pointers whenever it is marking, and
 	// the room is zero, so a nil decision need not be written at all.
-	d := l.room()
-	d.Step, d.TimeMs, d.Kind, d.Attrs, d.Text = e.Step, e.TimeMs, e.Kind, e.Attrs, e.Text
+	d.Step, d.TimeMs, d.Kind, d.Attrs, d.Text = step, timeMs, e.Kind, e.Attrs, e.Text
 	if e.Decision != nil {
 		d.Decision = e.Decision
 	}
 	l.p++
+}
+
+// Next adds a pending event of kind k at the given step and time and
+// returns it, for the caller to fill in (its Text, Attrs and Decision)
+// before the Log is used again: the hottest events are written where the
+// Log keeps them, instead of built elsewhere and copied in.
+func (l *Log) Next(step int, timeMs int64, k Kind) *Event {
+	var d *Event
+	if i := uint(l.n + l.p); l.own && i/logChunk < uint(len(l.chunks)) {
+		d = &l.chunks[i/logChunk][i%logChunk]
+	} else {
+		d = l.room()
+	}
+	d.Step, d.TimeMs, d.Kind = step, timeMs, k // the rest of the room is zero
+	l.p++
+	return d
 }
 
 // room is where the next event goes.
@@ -162,9 +189,13 @@ func (l *Log) Commit() []Event {
 	if l.p == 0 {
 		return nil // most steps of an untraced world: not worth a call
 	}
-	evs := l.slice(l.n, l.n+l.p)
+	i, j := uint(l.n), uint(l.n+l.p)
 	l.n, l.p = l.n+l.p, 0
-	return evs
+	if c := i / logChunk; (j-1)/logChunk == c {
+		o := i % logChunk
+		return l.chunks[c][o : o+j-i : o+j-i] // nearly always: the step's events are in one chunk
+	}
+	return l.slice(int(i), int(j))
 }
 
 // TakePending returns a copy of the pending events and discards them.
@@ -179,7 +210,8 @@ func (l *Log) TakePending() []Event {
 func (l Log) Fork() Log {
 	f := l.View()
 	for i := l.n; i < l.n+l.p; i++ {
-		f.Add(l.chunks[i/logChunk][i%logChunk])
+		e := &l.chunks[i/logChunk][i%logChunk]
+		f.AddAt(e, e.Step, e.TimeMs)
 	}
 	return f
 }

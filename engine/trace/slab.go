@@ -30,9 +30,15 @@ type Slab struct {
 	names  map[string][]string // partition names by topic, by partition
 	topic  string              // the topic last asked for, and its names
 	tnames []string
+	tpart  int // 1 + the partition last asked for, and its name
+	tname  string
+	qname  string // the partition name last quoted, and its quoted text
+	qtext  string
 	paths  map[producerstate.Path]string
 	path   producerstate.Path // the path last asked for, and its text
 	ptext  string
+	begun  int   // len(text) at the last Begin, and text's array then:
+	block  *byte // Done finds the slab as Begin left it, or panics
 }
 
 // Attrs returns attrs packed in the slab (see Attrs), for an event's
@@ -44,8 +50,7 @@ func (s *Slab) Attrs(attrs ...Attr) Attrs {
 		return Attrs(nil).Append(attrs...)
 	}
 	b := s.Begin(n)
-	b.b = Attrs(b.b).Append(attrs...)
-	return b.Done()
+	return s.Done(Builder(Attrs(b).Append(attrs...)))
 }
 
 // Begin starts building an event's attributes in the slab, with room for
@@ -54,7 +59,23 @@ func (s *Slab) Attrs(attrs ...Attr) Attrs {
 func (s *Slab) Begin(n int) Builder {
 	s.room(min(max(n, 1), slabText/4))
 	i := len(s.text)
-	return Builder{b: s.text[i:i:cap(s.text)], s: s, start: i, block: unsafe.SliceData(s.text)}
+	s.begun, s.block = i, unsafe.SliceData(s.text)
+	return Builder(s.text[i:i:cap(s.text)])
+}
+
+// Done returns the attributes b built since Begin, for the event's Attrs.
+// Their capacity ends with them, so that nothing appended to them reaches
+// another event's.
+func (s *Slab) Done(b Builder) Attrs {
+	if len(s.text) != s.begun || unsafe.SliceData(s.text) != s.block {
+		panic("trace: a slab was used while attributes were being built in it")
+	}
+	n := len(b)
+	if n > 0 && cap(b) == cap(s.text)-s.begun {
+		// Still in the block's free room: those bytes are handed out now.
+		s.text = s.text[:s.begun+n]
+	}
+	return Attrs(b[:n:n])
 }
 
 // room makes room for n more bytes in the text block.
@@ -119,6 +140,15 @@ func (s *Slab) Decision(d *producerstate.Decision) *producerstate.Decision {
 
 // Partition returns topic-partition's name (msg.TP's String), made once.
 func (s *Slab) Partition(topic string, partition int) string {
+	// Most calls: a produce path names one partition again and again.
+	if partition+1 == s.tpart && topic == s.topic {
+		return s.tname
+	}
+	return s.partition(topic, partition)
+}
+
+// partition is Partition past the name asked for last.
+func (s *Slab) partition(topic string, partition int) string {
 	if partition < 0 || partition >= 1<<12 {
 		return topic + "-" + strconv.Itoa(partition)
 	}
@@ -126,11 +156,12 @@ func (s *Slab) Partition(topic string, partition int) string {
 	// their address first saves a call to compare them.
 	same := len(topic) == len(s.topic) && (unsafe.StringData(topic) == unsafe.StringData(s.topic) || topic == s.topic)
 	if same && partition < len(s.tnames) && s.tnames[partition] != "" {
-		return s.tnames[partition] // most calls: a produce path names one partition again and again
+		s.topic, s.tpart, s.tname = topic, partition+1, s.tnames[partition]
+		return s.tname
 	}
 	names := s.names[topic]
 	if partition < len(names) && names[partition] != "" {
-		s.topic, s.tnames = topic, names
+		s.topic, s.tnames, s.tpart, s.tname = topic, names, partition+1, names[partition]
 		return names[partition]
 	}
 	if s.names == nil {
@@ -141,8 +172,19 @@ func (s *Slab) Partition(topic string, partition int) string {
 		s.names[topic] = names
 	}
 	names[partition] = topic + "-" + strconv.Itoa(partition)
-	s.topic, s.tnames = topic, names
+	s.topic, s.tnames, s.tpart, s.tname = topic, names, partition+1, names[partition]
 	return names[partition]
+}
+
+// QuotedPartition is Partition's name quoted, as strconv.Quote quotes it,
+// for a JSON attribute: made again only when the name is not the one
+// asked for last, where quoting it each time looked at every byte.
+func (s *Slab) QuotedPartition(topic string, partition int) string {
+	name := s.Partition(topic, partition)
+	if s.qtext == "" || len(name) != len(s.qname) || unsafe.StringData(name) != unsafe.StringData(s.qname) && name != s.qname {
+		s.qname, s.qtext = name, strconv.Quote(name)
+	}
+	return s.qtext
 }
 
 // Path returns p's text (producerstate.Path's String), made once for
