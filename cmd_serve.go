@@ -128,7 +128,7 @@ func runServe(cmd *cobra.Command, cfg *config, f *serveFlags) error {
 			if f.trace == "json" {
 				buf = append(e.AppendJSON(buf), '\n')
 			} else if decisionKinds[e.Kind] {
-				buf = append(buf, fmt.Sprintf("%-9s %s\n", trace.FormatTime(e.TimeMs), e.Text)...)
+				buf = append(buf, fmt.Sprintf("%-9s %s\n", trace.FormatTime(e.TimeMs), e.Text())...)
 			}
 		}
 		out.Write(buf)

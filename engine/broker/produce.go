@@ -134,16 +134,12 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	}
 	slab := env.Slab()
 	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
-	t := trace.AppendInt(append(slab.Room(192), "broker "...), int64(b.ID))
+	var t []byte // the text, unless the attributes say it (trace.SentenceAppend)
 	switch outcome {
-	case "append":
-		t = appendSeq(append(t, " appends "...), &h)
-		t = trace.AppendInt(append(append(append(t, " to "...), tp...), " at offsets "...), ar.BaseOffset)
-		t = trace.AppendInt(append(t, '-'), ar.LastOffset)
 	case "duplicate":
-		t = fmt.Appendf(t, " recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
-	default:
-		t = fmt.Appendf(t, " rejects %s on %s: %s", seqText(&h), tp, ar.Explain(tp, logEnd))
+		t = fmt.Appendf(slab.Room(192), "broker %d recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", b.ID, seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
+	case "reject":
+		t = fmt.Appendf(slab.Room(192), "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
 	text := slab.Text(t)
 	var path string
@@ -173,9 +169,13 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	if ar.Checked {
 		a = a.Str(trace.KeyPath, path)
 	}
+	if text == "" {
+		a = a.Say(trace.SentenceAppend).Arg(ar.LastOffset - ar.BaseOffset)
+	}
 	attrs := slab.Done(a)
 	e := env.Event("produce.decision")
-	e.Text, e.Attrs, e.Decision = text, attrs, decision
+	e.Attrs, e.Decision = attrs, decision
+	e.SetText(text)
 }
 
 // decisionHeader is the part of ParseHeader(b)'s header a decision event

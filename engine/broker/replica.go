@@ -183,19 +183,16 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 		if env.Tracing() {
 			slab := env.Slab()
 			tp := slab.Partition(r.TP.Topic, r.TP.Partition)
-			t := trace.AppendInt(append(slab.Room(128), "broker "...), int64(b.ID))
-			t = append(append(t, " advances the high watermark of "...), tp...)
-			t = trace.AppendInt(append(t, " to "...), after)
-			t = append(appendInts(append(t, " (ISR "...), r.ISR), ')')
-			text := slab.Text(t)
-			a := slab.Begin(64 + len(tp))
+			a := slab.Begin(64 + len(tp) + 2*len(r.ISR))
 			a = a.Int(trace.KeyBroker, int64(b.ID))
 			a = a.Str(trace.KeyPartition, tp)
 			a = a.Int(trace.KeyHighWatermark, after)
 			a = a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
-			attrs := slab.Done(a)
-			e := env.Event("hw.advance")
-			e.Text, e.Attrs = text, attrs
+			a = a.Say(trace.SentenceHW)
+			for _, id := range r.ISR {
+				a = a.Arg(int64(id))
+			}
+			env.Event("hw.advance").Attrs = slab.Done(a)
 		}
 		for _, f := range r.followers {
 			if f.knownHW < after && !slices.Contains(answering, f.id) {

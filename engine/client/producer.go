@@ -650,20 +650,13 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	if env.Tracing() {
 		slab := env.Slab()
 		tps := slab.Partition(tp.Topic, tp.Partition)
-		t := trace.AppendInt(append(append(slab.Room(128), p.name...), " enqueues batch #"...), int64(b.ID))
-		t = trace.AppendInt(append(t, ": "...), int64(count))
-		t = append(append(append(append(t, " record"...), plural(count)...), " for "...), tps...)
-		t = trace.AppendInt(append(t, " (serials "...), b.FirstSerial)
-		t = append(trace.AppendInt(append(t, '-'), b.FirstSerial+int64(count)-1), ')')
-		text := slab.Text(t)
-		a := slab.Begin(32 + len(p.name) + len(tps))
+		a := slab.Begin(44 + len(p.name) + len(tps))
 		a = a.Str(trace.KeyProducer, p.name)
 		a = a.Int(trace.KeyBatch, int64(b.ID))
 		a = a.Str(trace.KeyPartition, tps)
 		a = a.Int(trace.KeyRecordCount, int64(count))
-		attrs := slab.Done(a)
-		e := env.Event("producer.enqueue")
-		e.Text, e.Attrs = text, attrs
+		a = a.Say(trace.SentenceEnqueue).Arg(b.FirstSerial)
+		env.Event("producer.enqueue").Attrs = slab.Done(a)
 	}
 	return b
 }

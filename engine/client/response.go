@@ -150,24 +150,15 @@ func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
 	if env.Tracing() {
 		slab := env.Slab()
 		tps := slab.Partition(b.TP.Topic, b.TP.Partition)
-		t := trace.AppendInt(append(append(slab.Room(128), p.name...), " batch #"...), int64(b.ID))
-		if baseOffset < 0 {
-			t = append(t, " counted as sent (acks=0: no answer, no offsets)"...)
-		} else {
-			t = trace.AppendInt(append(append(append(t, " acknowledged: "...), tps...), " offsets "...), baseOffset)
-			t = trace.AppendInt(append(t, '-'), baseOffset+int64(b.Count)-1)
-		}
-		text := slab.Text(t)
-		a := slab.Begin(64 + len(p.name) + len(tps))
+		a := slab.Begin(66 + len(p.name) + len(tps))
 		a = a.Str(trace.KeyProducer, p.name)
 		a = a.Int(trace.KeyBatch, int64(b.ID))
 		a = a.Str(trace.KeyPartition, tps)
 		a = a.Int(trace.KeyBaseSequence, int64(b.Seq))
 		a = a.Int(trace.KeyBaseOffset, baseOffset)
 		a = a.Int(trace.KeyRecordCount, int64(b.Count))
-		attrs := slab.Done(a)
-		e := env.Event("producer.ack")
-		e.Text, e.Attrs = text, attrs
+		a = a.Say(trace.SentenceAck)
+		env.Event("producer.ack").Attrs = slab.Done(a)
 	}
 }
 

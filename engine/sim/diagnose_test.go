@@ -100,7 +100,7 @@ func TestDiagnosisIsJudgedByTheChecker(t *testing.T) {
 	}
 	tr := w.Trace().Events()
 	last := tr[len(tr)-1]
-	if last.Kind != "diagnosis" || last.Bool("right") || !strings.Contains(last.Text, "wrong — the checker has found no zombie write there") {
+	if last.Kind != "diagnosis" || last.Bool("right") || !strings.Contains(last.Text(), "wrong — the checker has found no zombie write there") {
 		t.Fatalf("the last event: %s", last.Describe())
 	}
 	if _, err := w.Apply(mustLine("diagnose lost orders-9 0")); err == nil {

@@ -245,20 +245,6 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	w.enqueue(at) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
 		fromS, toS, api := from.String(), to.String(), body.Name()
-		b := append(w.slab.Room(256), fromS...)
-		if resp { // the verb a constant: no copy called for it
-			b = append(b, " answers "...)
-		} else {
-			b = append(b, " sends "...)
-		}
-		b = append(b, api...)
-		b = trace.AppendInt(append(b, " #"...), int64(id))
-		b = appendSummary(append(append(append(b, " to "...), toS...), ": "...), &f.m)
-		if f.delayed {
-			b = trace.AppendInt(append(b, " (held back "...), DelayMs)
-			b = append(b, " ms, and the connection with it)"...)
-		}
-		text := w.slab.Text(b)
 		req, isProduce := body.(*msg.ProduceRequest)
 		var batches []byte
 		if isProduce {
@@ -266,9 +252,11 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 			batches = w.appendBatchRefs(refs[:0], req)
 		}
 		// Written straight into the slab: With would copy the event for
-		// each attribute, on the hottest event of a traced run.
+		// each attribute, on the hottest event of a traced run. The text is
+		// the attributes' (trace.SentenceSend) but for the message's
+		// content, which follows them.
 		conn := c.name()
-		a := w.slab.Begin(64 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
+		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
 		a = a.Int(trace.KeyMessage, int64(id))
 		a = a.Str(trace.KeyAPI, api)
 		a = a.Bool(trace.KeyResponse, resp)
@@ -280,9 +268,13 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 		if isProduce {
 			a = a.JSONBytes(trace.KeyBatches, batches)
 		}
+		a = trace.Builder(appendSummary([]byte(a.Say(trace.SentenceSend)), &f.m))
+		if f.delayed {
+			a = trace.Builder(trace.AppendInt([]byte(a.ArgText(" (held back ")), DelayMs))
+			a = a.ArgText(" ms, and the connection with it)")
+		}
 		attrs := w.slab.Done(a)
-		e := w.event("message.send")
-		e.Text, e.Attrs = text, attrs
+		w.event("message.send").Attrs = attrs
 	}
 	if refused && c.closed == connOpen {
 		why := "" // closeConn puts it in the trace only

@@ -41,7 +41,7 @@ run
 			continue
 		}
 		if e.Str("outcome") != "append" {
-			t.Fatalf("step %d: %s", e.Step, e.Text)
+			t.Fatalf("step %d: %s", e.Step, e.Text())
 		}
 		seqs = append(seqs, e.Int("base_sequence"))
 	}

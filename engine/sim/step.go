@@ -365,22 +365,14 @@ func expectsAnswer(body msg.Body) bool {
 func (w *World) emitDelivered(f *flight, note string) {
 	m := &f.m
 	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
-	b := append(append(append(w.slab.Room(128), to...), " receives "...), api...)
-	b = trace.AppendInt(append(b, " #"...), int64(m.ID))
-	b = append(append(b, " from "...), from...)
-	if note != "" {
-		b = append(b, note...)
-	}
-	text := w.slab.Text(b)
-	a := w.slab.Begin(32 + len(api) + len(from) + len(to))
+	a := w.slab.Begin(34 + len(api) + len(from) + len(to) + len(note))
 	a = a.Int(trace.KeyMessage, int64(m.ID))
 	a = a.Str(trace.KeyAPI, api)
 	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
 	a = a.Str(trace.KeyFrom, from)
 	a = a.Str(trace.KeyTo, to)
-	attrs := w.slab.Done(a)
-	e := w.event("message.deliver")
-	e.Text, e.Attrs = text, attrs
+	a = a.Say(trace.SentenceDeliver).ArgText(note)
+	w.event("message.deliver").Attrs = w.slab.Done(a)
 }
 
 func (w *World) deliverToBroker(f *flight) bool {

@@ -22,8 +22,8 @@ func TestTraceRoomNeverRewritten(t *testing.T) {
 	w.flush()
 	c.emit(trace.New("d", "the clone's own"))
 	c.flush()
-	if kept[0].Text != "kept" || out[0].Text != "handed out while the trace is not kept" {
-		t.Fatalf("events handed out changed: %q, %q", kept[0].Text, out[0].Text)
+	if kept[0].Text() != "kept" || out[0].Text() != "handed out while the trace is not kept" {
+		t.Fatalf("events handed out changed: %q, %q", kept[0].Text(), out[0].Text())
 	}
 	if got := w.Trace().Events(); len(got) != 2 || got[0].Kind != "a" || got[1].Kind != "c" {
 		t.Fatalf("the trace is %v", got)

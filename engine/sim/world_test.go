@@ -188,7 +188,7 @@ func TestSeedJittersRetries(t *testing.T) {
 		w := playScriptSeed(t, src, seed)
 		for i, e := range eventsOf(w, "producer.retry") {
 			d, base := int64(0), int64(100)<<i
-			fmt.Sscanf(e.Text[strings.LastIndex(e.Text, " in ")+4:], "%d ms", &d)
+			fmt.Sscanf(e.Text()[strings.LastIndex(e.Text(), " in ")+4:], "%d ms", &d)
 			if d < base*8/10 || d >= base*12/10 {
 				t.Fatalf("seed %d: retry %d backs off %d ms, outside [0.8, 1.2) of %d", seed, i+1, d, base)
 			}

@@ -89,8 +89,12 @@ var keys = [...]string{
 // follow.
 const inlineKey = 0xff
 
-// The table's numbers fit in the key's byte, below inlineKey.
-var _ [inlineKey - len(keys)]struct{}
+// sentenceKey marks the end of the attributes proper: what follows is the
+// Sentence the event's text is rendered from, and its arguments.
+const sentenceKey = 0xfe
+
+// The table's numbers fit in the key's byte, below sentenceKey.
+var _ [sentenceKey - len(keys)]struct{}
 
 // maxKeyLen is the length of the table's longest key.
 const maxKeyLen = 18
@@ -222,7 +226,7 @@ func (a Attrs) str(i, n int) string {
 
 // Get returns the attribute named key.
 func (a Attrs) Get(key string) (Value, bool) {
-	for i := 0; i < len(a); {
+	for i := 0; i < len(a) && a[i] != sentenceKey; {
 		at, next := a.at(i)
 		if at.Key == key {
 			return at.Val, true
@@ -235,7 +239,7 @@ func (a Attrs) Get(key string) (Value, bool) {
 // All yields the attributes in order.
 func (a Attrs) All() iter.Seq2[string, Value] {
 	return func(yield func(string, Value) bool) {
-		for i := 0; i < len(a); {
+		for i := 0; i < len(a) && a[i] != sentenceKey; {
 			var at Attr
 			at, i = a.at(i)
 			if !yield(at.Key, at.Val) {
@@ -248,7 +252,7 @@ func (a Attrs) All() iter.Seq2[string, Value] {
 // Len is the number of attributes.
 func (a Attrs) Len() int {
 	n := 0
-	for i := 0; i < len(a); n++ {
+	for i := 0; i < len(a) && a[i] != sentenceKey; n++ {
 		_, i = a.at(i)
 	}
 	return n

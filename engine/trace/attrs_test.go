@@ -71,7 +71,7 @@ func TestSlabKeeps(t *testing.T) {
 	for i := range 3 * slabText / 40 { // several blocks
 		word := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
 		a := s.Attrs(Attr{"w", Str(word)}, Attr{"i", Int(int64(i))})
-		e := Event{Text: s.Text([]byte(word)), Attrs: a}
+		e := Event{text: s.Text([]byte(word)), Attrs: a}
 		e = e.With("extra", Str("appended after")) // must not write into the slab
 		all = append(all, kept{s.Text([]byte(word)), a, word})
 		if e.Str("w") != word || e.Str("extra") != "appended after" {
@@ -91,7 +91,7 @@ func TestEventsEqualByContent(t *testing.T) {
 	var s1, s2 Slab
 	d := producerstate.Decision{EntryLastSeq: 4}
 	mk := func(s *Slab, partition string) Event {
-		return Event{Kind: "produce.decision", Text: s.Text([]byte("broker 1 appends")), Decision: s.Decision(&d),
+		return Event{Kind: "produce.decision", text: s.Text([]byte("broker 1 appends")), Decision: s.Decision(&d),
 			Attrs: s.Attrs(Attr{"broker", Int(1)}, Attr{"partition", Str(partition)}, Attr{"path", Str(s.Path(d.Path))})}
 	}
 	a := mk(&s1, s1.Partition("orders", 0))

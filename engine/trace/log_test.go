@@ -7,7 +7,7 @@ import (
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
 
-func ev(i int) Event { return Event{Step: i, Kind: "k", Text: strconv.Itoa(i)} }
+func ev(i int) Event { return Event{Step: i, Kind: "k", text: strconv.Itoa(i)} }
 
 // check fails unless l shows exactly events from to to-1 of ev's, by
 // every way of reading it.

@@ -23,7 +23,7 @@ type Event struct {
 	TimeMs int64
 	Kind   Kind
 	Attrs  Attrs
-	Text   string // the human sentence; Describe adds step and time
+	text   string // the human sentence, unless the attributes say it (Text)
 
 	// Decision is set on produce.decision events: the broker's verdict with
 	// the path of checks it took, for the UI's decision tree.
@@ -71,13 +71,26 @@ func Bool(v bool) Value {
 
 // New starts an event of kind k with the human sentence text.
 func New(k Kind, text string) Event {
-	return Event{Kind: k, Text: text, Attrs: make(Attrs, 0, 128)} // room for most events' attributes
+	return Event{Kind: k, text: text, Attrs: make(Attrs, 0, 128)} // room for most events' attributes
 }
 
 // NewN is New for an event that will have about n attributes.
 func NewN(k Kind, text string, n int) Event {
-	return Event{Kind: k, Text: text, Attrs: make(Attrs, 0, 16*n)}
+	return Event{Kind: k, text: text, Attrs: make(Attrs, 0, 16*n)}
 }
+
+// Text is the event's human sentence; Describe adds step and time. An
+// event whose attributes end with a Sentence keeps no text: it is
+// rendered from them here, each time it is read.
+func (e *Event) Text() string {
+	if e.text != "" {
+		return e.text
+	}
+	return string(e.Attrs.appendSentence(nil))
+}
+
+// SetText sets the event's sentence (an event built without New).
+func (e *Event) SetText(text string) { e.text = text }
 
 // With appends an attribute and returns the event (for chaining).
 func (e Event) With(key string, v Value) Event {
@@ -129,7 +142,7 @@ func (v Value) appendJSON(b []byte) []byte {
 // Describe is the event's canonical one-line text:
 // "  12  1.004s  produce.decision  broker 1 appended ...".
 func (e *Event) Describe() string {
-	return strconv.Itoa(e.Step) + "\t" + FormatTime(e.TimeMs) + "\t" + string(e.Kind) + "\t" + e.Text
+	return strconv.Itoa(e.Step) + "\t" + FormatTime(e.TimeMs) + "\t" + string(e.Kind) + "\t" + e.Text()
 }
 
 // FormatTime renders logical milliseconds as seconds with three decimals.
@@ -159,7 +172,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(e.Step), 10)
 	b = append(b, `,"time_ms":`...)
 	b = strconv.AppendInt(b, e.TimeMs, 10)
-	for i := 0; i < len(e.Attrs); {
+	for i := 0; i < len(e.Attrs) && e.Attrs[i] != sentenceKey; {
 		var a Attr
 		a, i = e.Attrs.at(i)
 		b = append(b, ',')
@@ -168,7 +181,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 		b = a.Val.appendJSON(b)
 	}
 	b = append(b, `,"text":`...)
-	b = Str(e.Text).appendJSON(b)
+	b = Str(e.Text()).appendJSON(b)
 	return append(b, '}')
 }
 

@@ -186,7 +186,7 @@ func headline(evs []trace.Event, step int) string {
 			best = i
 		}
 	}
-	return fmt.Sprintf("step %d: %s", evs[best].Step, evs[best].Text)
+	return fmt.Sprintf("step %d: %s", evs[best].Step, evs[best].Text())
 }
 
 func (m *Model) travelNote() string {

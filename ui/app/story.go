@@ -31,7 +31,7 @@ func (m *Model) skipForward(u session.Unit) {
 	tone := statusbar.Plain
 	switch sk.Stop {
 	case session.StopDecision:
-		note = fmt.Sprintf("step %d: %s", sk.Decision.Step, sk.Decision.Text)
+		note = fmt.Sprintf("step %d: %s", sk.Decision.Step, sk.Decision.Text())
 	case session.StopStepEnd:
 		note = m.stepEndNote(pos)
 	case session.StopNextStep:
@@ -68,7 +68,7 @@ func (m *Model) skipBack(u session.Unit) {
 		note := fmt.Sprintf("back at step %d", m.sess.Step())
 		for _, e := range tr.Backward() {
 			if story.Decision(e) {
-				note = fmt.Sprintf("back at the decision of step %d: %s", e.Step, e.Text)
+				note = fmt.Sprintf("back at the decision of step %d: %s", e.Step, e.Text())
 				break
 			}
 		}

@@ -68,7 +68,7 @@ func decisionsAreRunsOfForward(t *testing.T, l *lesson.Lesson) {
 		}
 		if i := story.LastDecision(sk.Events[:sk.Last]); i >= 0 {
 			e := sk.Events[i]
-			t.Fatalf("%s press %d: ) passed the decision of step %d (%s) and stopped at step %d", l.Title, press, e.Step, e.Text, s.Step())
+			t.Fatalf("%s press %d: ) passed the decision of step %d (%s) and stopped at step %d", l.Title, press, e.Step, e.Text(), s.Step())
 		}
 		if sk.Stop == StopDecision && (sk.Decision == nil || !story.Decision(sk.Decision)) {
 			t.Fatalf("%s press %d: stopped at a decision without one: %+v", l.Title, press, sk.Decision)
@@ -160,7 +160,7 @@ func TestStoryMovesAlongTheKeptFuture(t *testing.T) {
 			if sk.Decision == nil {
 				return ""
 			}
-			return fmt.Sprintf("%d %s", sk.Decision.Step, sk.Decision.Text)
+			return fmt.Sprintf("%d %s", sk.Decision.Step, sk.Decision.Text())
 		}
 		var present, travelling []string
 		for {
@@ -225,7 +225,7 @@ func TestPreviousDecision(t *testing.T) {
 				probe := s.copy()
 				probe.Back()
 				if story.LastDecision(probe.Trace().Events()) == last {
-					t.Fatalf("chapter %d press %d: ( stopped after the first position showing %q", n, press, tr[last].Text)
+					t.Fatalf("chapter %d press %d: ( stopped after the first position showing %q", n, press, tr[last].Text())
 				}
 			}
 			if got := s.Position().Step; got < beforeStep-1 {

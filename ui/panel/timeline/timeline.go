@@ -237,7 +237,7 @@ func (m *Model) line(i int) string {
 	if i == m.sel {
 		cursor = "▶" // the selection is seen without colour too
 	}
-	text := fmt.Sprintf("%-17s %s", e.Kind, e.Text)
+	text := fmt.Sprintf("%-17s %s", e.Kind, e.Text())
 	if r.folded {
 		n := r.last - r.first + 1
 		text = fmt.Sprintf("… %d replication event(s) folded (%s shows them)", n, m.keys.Replication.Help().Key)

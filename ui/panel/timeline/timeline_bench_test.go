@@ -21,7 +21,9 @@ func BenchmarkTimelineLongTrace(b *testing.B) {
 		if i%3 != 0 {
 			kind = "replica.append"
 		}
-		log.Add(trace.Event{Kind: kind, Step: i, Text: "an event"})
+		e := trace.Event{Kind: kind, Step: i}
+		e.SetText("an event")
+		log.Add(e)
 	}
 	log.Commit()
 	m := New(styles.New(lipgloss.DefaultRenderer(), styles.DefaultPalette()), keymap.Default())

@@ -383,5 +383,5 @@ func (m *Model) verdict(dec *trace.Event) string {
 	d := dec.Decision
 	style := m.st.Outcome(d.Outcome.String())
 	head := "⇒ " + strings.ToUpper(d.Outcome.String())
-	return style.Bold(true).Render(head) + ": " + dec.Text
+	return style.Bold(true).Render(head) + ": " + dec.Text()
 }

@@ -1,0 +1,101 @@
+package trace
+
+import (
+	"strings"
+	"testing"
+)
+
+// Each sentence renders the words its producer wrote before it was
+// deferred (the transcripts' goldens hold them too), from the attributes
+// and the arguments alone.
+func TestSentences(t *testing.T) {
+	send := func(b Builder, resp bool) Builder {
+		return b.Int(KeyMessage, 13).Str(KeyAPI, "Produce").Bool(KeyResponse, resp).Str(KeyFrom, "p1").Str(KeyTo, "broker 1").
+			Int(KeyDueMs, 14).Bool(KeyDelayed, false).Str(KeyConnection, "p1-broker 1 #1")
+	}
+	decision := func(b Builder, pid int64) Builder {
+		return b.Int(KeyBroker, 2).Str(KeyPartition, "orders-1").Int(KeyProducerID, pid).Int(KeyProducerEpoch, 3).
+			Int(KeyBaseSequence, 2147483646).Int(KeyLastSequence, 1).Int(KeyRecordCount, 4).Bool(KeyTransactional, false).
+			Str(KeyOutcome, "append").Str(KeyError, "NONE").Int(KeyBaseOffset, 700)
+	}
+	for _, c := range []struct {
+		name  string
+		build func(Builder) Builder
+		want  string
+	}{
+		{"send", func(b Builder) Builder { return send(b, false).Say(SentenceSend).ArgText("acks=-1 [orders-0 batch #6]") },
+			"p1 sends Produce #13 to broker 1: acks=-1 [orders-0 batch #6]"},
+		{"answer", func(b Builder) Builder { return send(b, true).Say(SentenceSend).ArgText("orders-0 NONE base offset 5") },
+			"p1 answers Produce #13 to broker 1: orders-0 NONE base offset 5"},
+		{"deliver", func(b Builder) Builder { return send(b, false).Say(SentenceDeliver) },
+			"broker 1 receives Produce #13 from p1"},
+		{"deliver with a note", func(b Builder) Builder { return send(b, false).Say(SentenceDeliver).ArgText(" (late)") },
+			"broker 1 receives Produce #13 from p1 (late)"},
+		{"append", func(b Builder) Builder { return decision(b, 9).Say(SentenceAppend).Arg(3) },
+			"broker 2 appends pid 9 epoch 3 seq 2147483646-1 to orders-1 at offsets 700-703"},
+		{"append, plain", func(b Builder) Builder { return decision(b, -1).Say(SentenceAppend).Arg(3) },
+			"broker 2 appends a plain batch of 4 record(s) to orders-1 at offsets 700-703"},
+		{"hw", func(b Builder) Builder {
+			return b.Int(KeyBroker, 1).Str(KeyPartition, "orders-0").Int(KeyHighWatermark, 1_000_000).Int(KeyLastStableOffset, 6).
+				Say(SentenceHW).Arg(1).Arg(200).Arg(3)
+		}, "broker 1 advances the high watermark of orders-0 to 1000000 (ISR [1 200 3])"},
+		{"hw, empty ISR", func(b Builder) Builder {
+			return b.Int(KeyBroker, 1).Str(KeyPartition, "orders-0").Int(KeyHighWatermark, 6).Say(SentenceHW)
+		}, "broker 1 advances the high watermark of orders-0 to 6 (ISR [])"},
+		{"ack", func(b Builder) Builder {
+			return b.Str(KeyProducer, "p1").Int(KeyBatch, 6).Str(KeyPartition, "orders-0").Int(KeyBaseSequence, 5).
+				Int(KeyBaseOffset, 5).Int(KeyRecordCount, 3).Say(SentenceAck)
+		}, "p1 batch #6 acknowledged: orders-0 offsets 5-7"},
+		{"ack, acks=0", func(b Builder) Builder {
+			return b.Str(KeyProducer, "p1").Int(KeyBatch, 6).Str(KeyPartition, "orders-0").Int(KeyBaseOffset, -1).
+				Int(KeyRecordCount, 3).Say(SentenceAck)
+		}, "p1 batch #6 counted as sent (acks=0: no answer, no offsets)"},
+		{"enqueue", func(b Builder) Builder {
+			return b.Str(KeyProducer, "p1").Int(KeyBatch, 6).Str(KeyPartition, "orders-0").Int(KeyRecordCount, 1).
+				Say(SentenceEnqueue).Arg(5)
+		}, "p1 enqueues batch #6: 1 record for orders-0 (serials 5-5)"},
+		{"enqueue, many", func(b Builder) Builder {
+			return b.Str(KeyProducer, "p1").Int(KeyBatch, 6).Str(KeyPartition, "orders-0").Int(KeyRecordCount, 300).
+				Say(SentenceEnqueue).Arg(1 << 40)
+		}, "p1 enqueues batch #6: 300 records for orders-0 (serials 1099511627776-1099511628075)"},
+	} {
+		var s Slab
+		e := Event{Kind: "k", Attrs: s.Done(c.build(s.Begin(64)))}
+		if got := e.Text(); got != c.want {
+			t.Errorf("%s: got  %q\nwant %q", c.name, got, c.want)
+		}
+		if !strings.Contains(string(e.AppendJSON(nil)), `"text":"`+c.want+`"`) || !strings.HasSuffix(e.Describe(), "\t"+c.want) {
+			t.Errorf("%s: JSON %s, text %q do not say it", c.name, e.AppendJSON(nil), e.Describe())
+		}
+	}
+}
+
+// A sentence and its arguments are not attributes: no reader of the
+// attributes meets them, whatever bytes the arguments hold.
+func TestSentenceHidden(t *testing.T) {
+	var s Slab
+	plain := s.Done(s.Begin(32).Str(KeyProducer, "p1").Int(KeyBatch, 6))
+	said := s.Done(s.Begin(32).Str(KeyProducer, "p1").Int(KeyBatch, 6).Say(SentenceEnqueue).Arg(-1).ArgText("\xff\xfe\x00 i"))
+	if said.Len() != plain.Len() || said.Len() != 2 {
+		t.Fatalf("Len %d, want %d", said.Len(), plain.Len())
+	}
+	var keys []string
+	for k := range said.All() {
+		keys = append(keys, k)
+	}
+	if strings.Join(keys, ",") != "producer,batch" {
+		t.Fatalf("All yields %v", keys)
+	}
+	if _, ok := said.Get("serials"); ok {
+		t.Fatal("Get found an argument")
+	}
+	a, b := Event{Kind: "k", Attrs: plain}, Event{Kind: "k", Attrs: said}
+	a.SetText("x")
+	b.SetText("x") // a text set wins over the sentence
+	if string(a.AppendJSON(nil)) != string(b.AppendJSON(nil)) {
+		t.Fatalf("JSON differs:\n%s\n%s", a.AppendJSON(nil), b.AppendJSON(nil))
+	}
+	if (&Event{Attrs: plain}).Text() != "" {
+		t.Fatal("an event with neither text nor sentence says something")
+	}
+}
