@@ -142,16 +142,14 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 		t = fmt.Appendf(slab.Room(192), "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
 	text := slab.Text(t)
-	var path string
 	var decision *producerstate.Decision
 	if ar.Checked {
 		decision = slab.Decision(&ar.Decision)
-		path = slab.Path(ar.Decision.Path)
 	}
 	// Written straight into the slab: With would copy the event for each
 	// of its fifteen attributes.
 	producer, errName := m.From.String(), ar.Error.Name()
-	a := slab.Begin(128 + len(tp) + len(producer) + len(errName) + len(path))
+	a := slab.Begin(128 + len(tp) + len(producer) + len(errName) + 8)
 	a = a.Int(trace.KeyBroker, int64(b.ID))
 	a = a.Str(trace.KeyPartition, tp)
 	a = a.Int(trace.KeyProducerID, h.ProducerID)
@@ -167,7 +165,7 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	a = a.Int(trace.KeyBatch, int64(pb.BatchID))
 	a = a.Int(trace.KeyRequest, int64(m.ID))
 	if ar.Checked {
-		a = a.Str(trace.KeyPath, path)
+		a = a.Path(trace.KeyPath, ar.Decision.Path)
 	}
 	if text == "" {
 		a = a.Say(trace.SentenceAppend).Arg(ar.LastOffset - ar.BaseOffset)

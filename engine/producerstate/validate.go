@@ -133,6 +133,38 @@ func (p Path) Result(c Check) Result {
 	return 0
 }
 
+// AppendPacked appends the path as a trace keeps it: its length, then a
+// byte a step (the check in the top three bits, the result below).
+func (p Path) AppendPacked(b []byte) []byte {
+	b = append(b, p.n)
+	for _, s := range p.steps[:p.n] {
+		b = append(b, byte(s.Check)<<5|byte(s.Result))
+	}
+	return b
+}
+
+// A packed step's check fits three bits and its result five.
+var (
+	_ [7 - int(CheckTransaction)]struct{}
+	_ [31 - int(TxnExpected)]struct{}
+)
+
+// UnpackPath reads a path AppendPacked wrote and returns it with the
+// number of bytes read; ok is false if b does not hold one.
+func UnpackPath(b []byte) (p Path, n int, ok bool) {
+	if len(b) == 0 || int(b[0]) > len(p.steps) || len(b) < 1+int(b[0]) {
+		return Path{}, 0, false
+	}
+	p.n = b[0]
+	for i := range p.steps[:p.n] {
+		p.steps[i] = Step{Check(b[1+i] >> 5), Result(b[1+i] & 0x1f)}
+		if p.steps[i].Check > CheckTransaction || p.steps[i].Result > TxnExpected {
+			return Path{}, 0, false
+		}
+	}
+	return p, 1 + int(p.n), true
+}
+
 // String renders the path as "producer=known duplicate=not-duplicate ...".
 func (p Path) String() string {
 	var buf [160]byte // on the stack: the string is the one allocation

@@ -164,3 +164,23 @@ func BenchmarkValidate(b *testing.B) {
 		b.Fatal(d.Path.String())
 	}
 }
+
+// A packed path unpacks to itself, and bytes that are not one are refused.
+func TestPackedPath(t *testing.T) {
+	m := New(Config{})
+	first := m.Validate(Batch{ProducerID: 1}, 0)
+	m.Append(Batch{ProducerID: 1}, 0)
+	for _, p := range []Path{{}, first.Path, m.Validate(Batch{ProducerID: 1, BaseSeq: 5}, 0).Path,
+		m.Validate(Batch{ProducerID: 1, Epoch: 1, BaseSeq: 3, Transactional: true}, 0).Path} {
+		b := p.AppendPacked([]byte{9})[1:]
+		got, n, ok := UnpackPath(b)
+		if !ok || got != p || n != len(b) || n != 1+p.Len() {
+			t.Fatalf("%v: unpacked %v, %d of %d bytes, %v", p, got, n, len(b), ok)
+		}
+	}
+	for _, b := range [][]byte{nil, {6, 0, 0, 0, 0, 0, 0}, {2, 1<<5 | 1}, {1, 6 << 5}, {1, 1<<5 | 19}} {
+		if _, _, ok := UnpackPath(b); ok {
+			t.Fatalf("% x unpacked", b)
+		}
+	}
+}

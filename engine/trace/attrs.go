@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/binary"
+	"github.com/eoslab/eoslab/engine/producerstate"
 	"iter"
 	"slices"
 	"strconv"
@@ -207,6 +208,11 @@ func (a Attrs) at(i int) (Attr, int) {
 	case 'b':
 		v.i = int64(a[i])
 		i++
+	case 'p':
+		// A decision's path, packed (Builder.Path): read as its text.
+		p, n, _ := producerstate.UnpackPath(a[i:])
+		v = Value{kind: 's', s: p.String()}
+		i += n
 	default:
 		sl, n := binary.Uvarint(a[i:])
 		i += n
@@ -295,6 +301,12 @@ func (b Builder) JSON(k Key, raw string) Builder {
 // JSONBytes is JSON for raw JSON built in a buffer of the caller's.
 func (b Builder) JSONBytes(k Key, raw []byte) Builder {
 	return append(appendLen(append(b, byte(k), 'j'), len(raw)), raw...)
+}
+
+// Path appends a decision's path, packed: a byte a step instead of its
+// text, which is what it reads as (Path.String).
+func (b Builder) Path(k Key, p producerstate.Path) Builder {
+	return Builder(p.AppendPacked(append(b, byte(k), 'p')))
 }
 
 // List appends a list of integers (see List).

@@ -92,7 +92,7 @@ func TestEventsEqualByContent(t *testing.T) {
 	d := producerstate.Decision{EntryLastSeq: 4}
 	mk := func(s *Slab, partition string) Event {
 		return Event{Kind: "produce.decision", text: s.Text([]byte("broker 1 appends")), Decision: s.Decision(&d),
-			Attrs: s.Attrs(Attr{"broker", Int(1)}, Attr{"partition", Str(partition)}, Attr{"path", Str(s.Path(d.Path))})}
+			Attrs: s.Attrs(Attr{"broker", Int(1)}, Attr{"partition", Str(partition)}, Attr{"path", Str(d.Path.String())})}
 	}
 	a := mk(&s1, s1.Partition("orders", 0))
 	b := mk(&s2, string([]byte("orders-0"))) // the same text, made elsewhere
@@ -107,7 +107,8 @@ func TestEventsEqualByContent(t *testing.T) {
 	}
 }
 
-// The slab's partition names and paths are msg.TP's and Path's texts.
+// The slab's partition names are msg.TP's texts, and a path packed into
+// the attributes reads as Path's text.
 func TestSlabNames(t *testing.T) {
 	var s Slab
 	for _, p := range []int{0, 7, 3, 0, 4095, 4096, -1} {
@@ -125,8 +126,12 @@ func TestSlabNames(t *testing.T) {
 	gap := m.Validate(producerstate.Batch{ProducerID: 1, BaseSeq: 5}, 0)
 	var zero producerstate.Decision
 	for _, d := range []producerstate.Decision{zero, first, next, next, first, gap, next, zero, gap} {
-		if got, want := s.Path(d.Path), d.Path.String(); got != want {
-			t.Fatalf("Path = %q, want %q", got, want)
+		a := s.Done(s.Begin(16).Int(KeyBroker, 1).Path(KeyPath, d.Path).Int(KeyBatch, 2))
+		if got, _ := a.Get("path"); got.String() != d.Path.String() || a.Len() != 3 {
+			t.Fatalf("path %q, want %q, in %d attributes", got, d.Path.String(), a.Len())
+		}
+		if got, _ := a.Get("batch"); got.String() != "2" {
+			t.Fatalf("the attribute after the path reads %q", got)
 		}
 	}
 	if first.Path.String() == next.Path.String() || next.Path.String() == gap.Path.String() {

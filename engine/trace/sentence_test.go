@@ -23,7 +23,9 @@ func TestSentences(t *testing.T) {
 		build func(Builder) Builder
 		want  string
 	}{
-		{"send", func(b Builder) Builder { return send(b, false).Say(SentenceSend).ArgText("acks=-1 [orders-0 batch #6]") },
+		{"send", func(b Builder) Builder {
+			return send(b, false).Say(SentenceSend).ArgText("acks=-1 [orders-0 batch #6]")
+		},
 			"p1 sends Produce #13 to broker 1: acks=-1 [orders-0 batch #6]"},
 		{"answer", func(b Builder) Builder { return send(b, true).Say(SentenceSend).ArgText("orders-0 NONE base offset 5") },
 			"p1 answers Produce #13 to broker 1: orders-0 NONE base offset 5"},

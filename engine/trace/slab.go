@@ -34,9 +34,6 @@ type Slab struct {
 	tname  string
 	qname  string // the partition name last quoted, and its quoted text
 	qtext  string
-	paths  map[producerstate.Path]string
-	path   producerstate.Path // the path last asked for, and its text
-	ptext  string
 	begun  int   // len(text) at the last Begin, and text's array then:
 	block  *byte // Done finds the slab as Begin left it, or panics
 }
@@ -185,23 +182,4 @@ func (s *Slab) QuotedPartition(topic string, partition int) string {
 		s.qname, s.qtext = name, strconv.Quote(name)
 	}
 	return s.qtext
-}
-
-// Path returns p's text (producerstate.Path's String), made once for
-// each path: a world's decisions take a handful of different paths.
-func (s *Slab) Path(p producerstate.Path) string {
-	if p == s.path && s.ptext != "" {
-		return s.ptext // most calls: a producer's batches take one path after another
-	}
-	if t, ok := s.paths[p]; ok {
-		s.path, s.ptext = p, t
-		return t
-	}
-	if s.paths == nil {
-		s.paths = map[producerstate.Path]string{}
-	}
-	t := p.String()
-	s.paths[p] = t
-	s.path, s.ptext = p, t
-	return t
 }
