@@ -134,14 +134,14 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	}
 	slab := env.Slab()
 	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
-	var t []byte // the text, unless the attributes say it (trace.SentenceAppend)
+	var buf [256]byte // the text, unless the attributes say it (trace.SentenceAppend)
+	t := buf[:0]
 	switch outcome {
 	case "duplicate":
-		t = fmt.Appendf(slab.Room(192), "broker %d recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", b.ID, seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
+		t = fmt.Appendf(t, "broker %d recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", b.ID, seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
 	case "reject":
-		t = fmt.Appendf(slab.Room(192), "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
+		t = fmt.Appendf(t, "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	text := slab.Text(t)
 	var decision *producerstate.Decision
 	if ar.Checked {
 		decision = slab.Decision(&ar.Decision)
@@ -149,7 +149,10 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	// Written straight into the slab: With would copy the event for each
 	// of its fifteen attributes.
 	producer, errName := m.From.String(), ar.Error.Name()
-	a := slab.Begin(128 + len(tp) + len(producer) + len(errName) + 8)
+	a := slab.Begin(128 + len(t) + len(tp) + len(producer) + len(errName) + 8)
+	if len(t) > 0 {
+		a = a.Text(t)
+	}
 	a = a.Int(trace.KeyBroker, int64(b.ID))
 	a = a.Str(trace.KeyPartition, tp)
 	a = a.Int(trace.KeyProducerID, h.ProducerID)
@@ -167,13 +170,12 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	if ar.Checked {
 		a = a.Path(trace.KeyPath, ar.Decision.Path)
 	}
-	if text == "" {
+	if len(t) == 0 {
 		a = a.Say(trace.SentenceAppend).Arg(ar.LastOffset - ar.BaseOffset)
 	}
 	attrs := slab.Done(a)
 	e := env.Event("produce.decision")
 	e.Attrs, e.Decision = attrs, decision
-	e.SetText(text)
 }
 
 // decisionHeader is the part of ParseHeader(b)'s header a decision event

@@ -90,8 +90,10 @@ var keys = [...]string{
 // follow.
 const inlineKey = 0xff
 
-// sentenceKey marks the end of the attributes proper: what follows is the
-// Sentence the event's text is rendered from, and its arguments.
+// sentenceKey marks a sentence, where a key would be: first, the event's
+// text itself (sentenceText, its length, its bytes), before the attributes;
+// or last, after them, the Sentence the text is rendered from and its
+// arguments.
 const sentenceKey = 0xfe
 
 // The table's numbers fit in the key's byte, below sentenceKey.
@@ -232,7 +234,7 @@ func (a Attrs) str(i, n int) string {
 
 // Get returns the attribute named key.
 func (a Attrs) Get(key string) (Value, bool) {
-	for i := 0; i < len(a) && a[i] != sentenceKey; {
+	for i := a.start(); i < len(a) && a[i] != sentenceKey; {
 		at, next := a.at(i)
 		if at.Key == key {
 			return at.Val, true
@@ -245,7 +247,7 @@ func (a Attrs) Get(key string) (Value, bool) {
 // All yields the attributes in order.
 func (a Attrs) All() iter.Seq2[string, Value] {
 	return func(yield func(string, Value) bool) {
-		for i := 0; i < len(a) && a[i] != sentenceKey; {
+		for i := a.start(); i < len(a) && a[i] != sentenceKey; {
 			var at Attr
 			at, i = a.at(i)
 			if !yield(at.Key, at.Val) {
@@ -258,7 +260,7 @@ func (a Attrs) All() iter.Seq2[string, Value] {
 // Len is the number of attributes.
 func (a Attrs) Len() int {
 	n := 0
-	for i := 0; i < len(a) && a[i] != sentenceKey; n++ {
+	for i := a.start(); i < len(a) && a[i] != sentenceKey; n++ {
 		_, i = a.at(i)
 	}
 	return n

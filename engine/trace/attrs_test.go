@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
@@ -57,13 +56,12 @@ func TestAttrsRoundTrip(t *testing.T) {
 	}
 }
 
-// The slab's texts and attributes never change once handed out, when its
-// blocks fill up, when an event appends to its own attributes, or when
-// another event is packed after it.
+// The slab's attributes never change once handed out, when its blocks
+// fill up, when an event appends to its own attributes or sets its text,
+// or when another event is packed after it.
 func TestSlabKeeps(t *testing.T) {
 	var s Slab
 	type kept struct {
-		text  string
 		attrs Attrs
 		want  string
 	}
@@ -71,16 +69,17 @@ func TestSlabKeeps(t *testing.T) {
 	for i := range 3 * slabText / 40 { // several blocks
 		word := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
 		a := s.Attrs(Attr{"w", Str(word)}, Attr{"i", Int(int64(i))})
-		e := Event{text: s.Text([]byte(word)), Attrs: a}
+		e := Event{Attrs: a}
 		e = e.With("extra", Str("appended after")) // must not write into the slab
-		all = append(all, kept{s.Text([]byte(word)), a, word})
-		if e.Str("w") != word || e.Str("extra") != "appended after" {
-			t.Fatalf("event %d reads %q, %q", i, e.Str("w"), e.Str("extra"))
+		e.SetText(word)
+		all = append(all, kept{a, word})
+		if e.Str("w") != word || e.Str("extra") != "appended after" || e.Text() != word || e.Attrs.Len() != 3 {
+			t.Fatalf("event %d reads %q, %q, %q", i, e.Str("w"), e.Str("extra"), e.Text())
 		}
 	}
 	for i, k := range all {
-		if v, _ := k.attrs.Get("w"); k.text != k.want || v.String() != k.want || k.attrs.Len() != 2 {
-			t.Fatalf("kept %d changed: text %q, attribute %q, %d attributes; want %q", i, k.text, v.String(), k.attrs.Len(), k.want)
+		if v, _ := k.attrs.Get("w"); v.String() != k.want || k.attrs.Len() != 2 {
+			t.Fatalf("kept %d changed: attribute %q, %d attributes; want %q", i, v.String(), k.attrs.Len(), k.want)
 		}
 	}
 }
@@ -91,8 +90,8 @@ func TestEventsEqualByContent(t *testing.T) {
 	var s1, s2 Slab
 	d := producerstate.Decision{EntryLastSeq: 4}
 	mk := func(s *Slab, partition string) Event {
-		return Event{Kind: "produce.decision", text: s.Text([]byte("broker 1 appends")), Decision: s.Decision(&d),
-			Attrs: s.Attrs(Attr{"broker", Int(1)}, Attr{"partition", Str(partition)}, Attr{"path", Str(d.Path.String())})}
+		a := s.Begin(64).Text([]byte("broker 1 appends")).Int(KeyBroker, 1).Str(KeyPartition, partition).Path(KeyPath, d.Path)
+		return Event{Kind: "produce.decision", Decision: s.Decision(&d), Attrs: s.Done(a)}
 	}
 	a := mk(&s1, s1.Partition("orders", 0))
 	b := mk(&s2, string([]byte("orders-0"))) // the same text, made elsewhere
@@ -222,52 +221,8 @@ func TestBuilderOutgrows(t *testing.T) {
 	}()
 	b = s.Begin(8)
 	b = b.Int(KeyBroker, 1)
-	s.Text([]byte("in the middle"))
+	s.Attrs(Attr{"broker", Int(2)})
 	s.Done(b)
-}
-
-// A text appended into the slab's Room is kept where it was written, and
-// what is kept never changes: not when the next text is built in the
-// room, not when a text outgrows its room (it is copied instead), not
-// across blocks. Building in the room while the slab is used for
-// something else panics instead of handing out overwritten bytes.
-func TestSlabRoomKeeps(t *testing.T) {
-	var s Slab
-	type kept struct{ text, want string }
-	var all []kept
-	for i := range 3 * slabText / 40 { // several blocks
-		room := s.Room(40)
-		want := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
-		if i%7 == 3 {
-			want = strings.Repeat("x", cap(room)+1) // more than the room: the text outgrows it
-		}
-		b := append(room, want...)
-		text := s.Text(b)
-		if inPlace := unsafe.StringData(text) == unsafe.SliceData(room[:1]); inPlace != (i%7 != 3) {
-			t.Fatalf("text %d: kept in place %v, room %d for %d bytes", i, inPlace, cap(room), len(want))
-		}
-		all = append(all, kept{text, want})
-	}
-	for i, k := range all {
-		if k.text != k.want {
-			t.Fatalf("kept %d changed: %q, want %q", i, k.text, k.want)
-		}
-	}
-	for name, between := range map[string]func(){
-		"text":       func() { s.Text([]byte("in the middle")) },
-		"attributes": func() { s.Attrs(Attr{"broker", Int(1)}) },
-	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Fatalf("a slab given a %s while a text is built in its room did not panic", name)
-				}
-			}()
-			b := append(s.Room(16), "broker 1"...)
-			between()
-			s.Text(b)
-		}()
-	}
 }
 
 func hasStr(a Attrs, key, want string) bool {

@@ -127,7 +127,7 @@ func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 	// Field by field: a struct copy would take the collector's bulk write
 	// barrier for the event's four pointers whenever it is marking, and
 	// the room is zero, so a nil decision need not be written at all.
-	d.Step, d.TimeMs, d.Kind, d.Attrs, d.text = step, timeMs, e.Kind, e.Attrs, e.text
+	d.Step, d.TimeMs, d.Kind, d.Attrs = step, timeMs, e.Kind, e.Attrs
 	if e.Decision != nil {
 		d.Decision = e.Decision
 	}
@@ -135,7 +135,7 @@ func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 }
 
 // Next adds a pending event of kind k at the given step and time and
-// returns it, for the caller to fill in (its Attrs, text and Decision)
+// returns it, for the caller to fill in (its Attrs and Decision)
 // before the Log is used again: the hottest events are written where the
 // Log keeps them, instead of built elsewhere and copied in.
 func (l *Log) Next(step int, timeMs int64, k Kind) *Event {

@@ -7,7 +7,7 @@ import (
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
 
-func ev(i int) Event { return Event{Step: i, Kind: "k", text: strconv.Itoa(i)} }
+func ev(i int) Event { e := New("k", strconv.Itoa(i)); e.Step = i; return e }
 
 // check fails unless l shows exactly events from to to-1 of ev's, by
 // every way of reading it.

@@ -1,6 +1,9 @@
 package trace
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"unsafe"
+)
 
 // Sentence is a form of words an event's attributes fill in: an event
 // whose attributes end with one (Builder.Say) keeps no text, and Text
@@ -15,7 +18,8 @@ type Sentence byte
 
 // The sentences, with what each says. {key} is the attribute's value.
 const (
-	_ Sentence = iota
+	// sentenceText is a text kept as it is, before the attributes.
+	sentenceText Sentence = iota
 	// SentenceSend (message.send): "{from} sends {api} #{message} to
 	// {to}: ARG", "answers" for a response; the argument is the rest of
 	// the sentence as text (the message's content).
@@ -45,6 +49,39 @@ const (
 	sentences
 )
 
+// appendText starts attributes a with the text, if there is one.
+func appendText(a Attrs, text string) Attrs {
+	if text == "" {
+		return a
+	}
+	return append(appendLen(append(a, sentenceKey, byte(sentenceText)), len(text)), text...)
+}
+
+// text is the text the attributes start with, if they do.
+func (a Attrs) text() (string, bool) {
+	if len(a) < 3 || a[0] != sentenceKey || a[1] != byte(sentenceText) {
+		return "", false
+	}
+	n, k := binary.Uvarint(a[2:])
+	return a.str(2+k, int(n)), true
+}
+
+// start is where the attributes proper start: after the text, if the
+// attributes start with one.
+func (a Attrs) start() int {
+	if len(a) < 3 || a[0] != sentenceKey || a[1] != byte(sentenceText) {
+		return 0
+	}
+	n, k := binary.Uvarint(a[2:])
+	return 2 + k + int(n)
+}
+
+// Text starts the attributes with the event's text, kept as it is (a
+// sentence no form says): it must come first.
+func (b Builder) Text(t []byte) Builder {
+	return Builder(appendText(Attrs(b), unsafe.String(unsafe.SliceData(t), len(t))))
+}
+
 // Say ends the attributes with sentence s: the arguments it takes follow
 // (Arg, ArgText), and no attribute may (they would be read as arguments).
 func (b Builder) Say(s Sentence) Builder { return append(b, sentenceKey, byte(s)) }
@@ -60,7 +97,7 @@ func (b Builder) ArgText(s string) Builder { return append(b, s...) }
 func (a Attrs) appendSentence(b []byte) []byte {
 	// The produce path's keys are the table's first: one pass finds them.
 	var v [KeyLastStableOffset + 1]Value
-	i := 0
+	i := a.start()
 	for i < len(a) && a[i] != sentenceKey {
 		k := a[i]
 		at, next := a.at(i)
@@ -69,7 +106,7 @@ func (a Attrs) appendSentence(b []byte) []byte {
 		}
 		i = next
 	}
-	if i+1 >= len(a) || Sentence(a[i+1]) >= sentences {
+	if i+1 >= len(a) || Sentence(a[i+1]) == sentenceText || Sentence(a[i+1]) >= sentences {
 		return b
 	}
 	s, args := Sentence(a[i+1]), a[i+2:]

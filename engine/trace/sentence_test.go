@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,21 @@ func TestSentenceHidden(t *testing.T) {
 	}
 	if (&Event{Attrs: plain}).Text() != "" {
 		t.Fatal("an event with neither text nor sentence says something")
+	}
+	// A text kept first, whatever its bytes, is no attribute either, and
+	// an event with one and a Sentence says the text.
+	odd := "\xfe\x00\xfe" + strings.Repeat("é", 100)
+	c := Event{Kind: "k", Attrs: said}
+	c.SetText(odd)
+	if c.Text() != odd || c.Attrs.Len() != 2 || c.Str("producer") != "p1" || len(said) != len(plain)+8 {
+		t.Fatalf("text %q, %d attributes, producer %q", c.Text(), c.Attrs.Len(), c.Str("producer"))
+	}
+	n := New("k", odd).With("producer", Str("p1")).With("batch", Int(6))
+	if n.Text() != odd || !reflect.DeepEqual(n.Attrs[n.Attrs.start():], plain) {
+		t.Fatalf("New: text %q, attributes % x", n.Text(), n.Attrs)
+	}
+	n.SetText("again")
+	if n.Text() != "again" || n.Attrs.Len() != 2 {
+		t.Fatalf("SetText: text %q, %d attributes", n.Text(), n.Attrs.Len())
 	}
 }

@@ -15,9 +15,9 @@ const (
 
 // Slab is where the hottest events (those of the produce path) take their
 // room, so that a traced step allocates once every few hundred events
-// instead of several times an event: their packed attributes, their texts
-// and their decisions are cut from shared blocks, and partition names and
-// decision paths are made once. Nothing handed out is ever written again,
+// instead of several times an event: their packed attributes (which hold
+// or say their texts) and their decisions are cut from shared blocks, and
+// partition names are made once. Nothing handed out is ever written again,
 // or shared between two events. The blocks hold no pointers, so the
 // collector does not scan them.
 //
@@ -75,55 +75,11 @@ func (s *Slab) Done(b Builder) Attrs {
 	return Attrs(b[:n:n])
 }
 
-// room makes room for n more bytes in the text block.
+// room makes room for n more bytes in the block.
 func (s *Slab) room(n int) {
 	if cap(s.text)-len(s.text) < n {
 		s.text = make([]byte, 0, slabText)
 	}
-}
-
-// Room is the slab's free room, with space for about n bytes, for an
-// event's text to be appended straight into it and then handed to Text,
-// which keeps it where it is instead of copying it. Nothing else may
-// take room from the slab in between.
-func (s *Slab) Room(n int) []byte {
-	n = min(max(n, 1), slabText/4)
-	s.room(n)
-	i := len(s.text)
-	return s.text[i:i:cap(s.text)]
-}
-
-// Text returns b as a string kept in the slab, for an event's text: where
-// it is if b was appended to Room's bytes and still fits there, else a
-// copy (a text that outgrew its room, or was built elsewhere).
-func (s *Slab) Text(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	i, free := len(s.text), cap(s.text)-len(s.text)
-	if free > 0 {
-		if p, start := unsafe.SliceData(b), unsafe.SliceData(s.text[i:i+1]); p == start && cap(b) == free {
-			s.text = s.text[:i+len(b)]
-			return unsafe.String(p, len(b))
-		} else if inBlock(p, s.text) {
-			panic("trace: a slab was used while a text was being built in its room")
-		}
-	}
-	if len(b) > slabText/4 {
-		return string(b)
-	}
-	s.room(len(b))
-	i = len(s.text)
-	s.text = append(s.text, b...)
-	// The bytes from i on are never written again (the block is only ever
-	// appended to, and a full one is dropped), so they can be a string.
-	return unsafe.String(&s.text[i], len(b))
-}
-
-// inBlock reports whether p points into block's array.
-func inBlock(p *byte, block []byte) bool {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
-	return uintptr(unsafe.Pointer(p))-base < uintptr(cap(block))
 }
 
 // Decision returns a copy of d kept in the slab, for Event.Decision.

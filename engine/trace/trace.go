@@ -22,8 +22,7 @@ type Event struct {
 	Step   int
 	TimeMs int64
 	Kind   Kind
-	Attrs  Attrs
-	text   string // the human sentence, unless the attributes say it (Text)
+	Attrs  Attrs // and the human sentence, first or rendered from them (Text)
 
 	// Decision is set on produce.decision events: the broker's verdict with
 	// the path of checks it took, for the UI's decision tree.
@@ -71,26 +70,30 @@ func Bool(v bool) Value {
 
 // New starts an event of kind k with the human sentence text.
 func New(k Kind, text string) Event {
-	return Event{Kind: k, text: text, Attrs: make(Attrs, 0, 128)} // room for most events' attributes
+	return Event{Kind: k, Attrs: appendText(make(Attrs, 0, 128+len(text)), text)} // room for most events' attributes
 }
 
 // NewN is New for an event that will have about n attributes.
 func NewN(k Kind, text string, n int) Event {
-	return Event{Kind: k, text: text, Attrs: make(Attrs, 0, 16*n)}
+	return Event{Kind: k, Attrs: appendText(make(Attrs, 0, 16*n+len(text)), text)}
 }
 
-// Text is the event's human sentence; Describe adds step and time. An
-// event whose attributes end with a Sentence keeps no text: it is
-// rendered from them here, each time it is read.
+// Text is the event's human sentence; Describe adds step and time. The
+// sentence is kept before the attributes (New, SetText, Builder.Text), or
+// the attributes end with a Sentence, a form of words they fill in: then
+// it is rendered here, each time it is read.
 func (e *Event) Text() string {
-	if e.text != "" {
-		return e.text
+	if t, ok := e.Attrs.text(); ok {
+		return t
 	}
 	return string(e.Attrs.appendSentence(nil))
 }
 
-// SetText sets the event's sentence (an event built without New).
-func (e *Event) SetText(text string) { e.text = text }
+// SetText sets the event's sentence.
+func (e *Event) SetText(text string) {
+	a := e.Attrs[e.Attrs.start():]
+	e.Attrs = append(appendText(make(Attrs, 0, 8+len(text)+len(a)), text), a...)
+}
 
 // With appends an attribute and returns the event (for chaining).
 func (e Event) With(key string, v Value) Event {
@@ -172,7 +175,7 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(e.Step), 10)
 	b = append(b, `,"time_ms":`...)
 	b = strconv.AppendInt(b, e.TimeMs, 10)
-	for i := 0; i < len(e.Attrs) && e.Attrs[i] != sentenceKey; {
+	for i := e.Attrs.start(); i < len(e.Attrs) && e.Attrs[i] != sentenceKey; {
 		var a Attr
 		a, i = e.Attrs.at(i)
 		b = append(b, ',')
