@@ -67,6 +67,9 @@ func TestSentences(t *testing.T) {
 		if got := e.Text(); got != c.want {
 			t.Errorf("%s: got  %q\nwant %q", c.name, got, c.want)
 		}
+		if got := string(e.AppendText([]byte("> "))); got != "> "+c.want {
+			t.Errorf("%s: AppendText %q", c.name, got)
+		}
 		if !strings.Contains(string(e.AppendJSON(nil)), `"text":"`+c.want+`"`) || !strings.HasSuffix(e.Describe(), "\t"+c.want) {
 			t.Errorf("%s: JSON %s, text %q do not say it", c.name, e.AppendJSON(nil), e.Describe())
 		}
@@ -106,7 +109,7 @@ func TestSentenceHidden(t *testing.T) {
 	odd := "\xfe\x00\xfe" + strings.Repeat("é", 100)
 	c := Event{Kind: "k", Attrs: said}
 	c.SetText(odd)
-	if c.Text() != odd || c.Attrs.Len() != 2 || c.Str("producer") != "p1" || len(said) != len(plain)+8 {
+	if c.Text() != odd || string(c.AppendText(nil)) != odd || c.Attrs.Len() != 2 || c.Str("producer") != "p1" || len(said) != len(plain)+8 {
 		t.Fatalf("text %q, %d attributes, producer %q", c.Text(), c.Attrs.Len(), c.Str("producer"))
 	}
 	n := New("k", odd).With("producer", Str("p1")).With("batch", Int(6))

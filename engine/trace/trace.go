@@ -89,6 +89,14 @@ func (e *Event) Text() string {
 	return string(e.Attrs.appendSentence(nil))
 }
 
+// AppendText appends Text() to b, rendering a Sentence straight into b.
+func (e *Event) AppendText(b []byte) []byte {
+	if t, ok := e.Attrs.text(); ok {
+		return append(b, t...)
+	}
+	return e.Attrs.appendSentence(b)
+}
+
 // SetText sets the event's sentence.
 func (e *Event) SetText(text string) {
 	a := e.Attrs[e.Attrs.start():]

@@ -103,7 +103,7 @@ func appendEvent(buf []byte, e *trace.Event) []byte {
 	buf = append(pad(buf, 9-len(t)), t...)
 	buf = append(append(buf, "  "...), e.Kind...)
 	buf = pad(buf, 18-utf8.RuneCountInString(string(e.Kind)))
-	buf = append(append(buf, ' '), e.Text()...)
+	buf = e.AppendText(append(buf, ' '))
 	return append(buf, '\n')
 }
 
