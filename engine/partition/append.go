@@ -91,7 +91,7 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (kerr.Code, str
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values.
-	if err := l.dec.CheckParsed(h, data); err != nil {
+	if _, err := l.dec.CheckParsed(h, data); err != nil {
 		return kerr.CorruptMessage, err.Error()
 	}
 	switch {
