@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -133,7 +134,9 @@ func TestCheckAgreesWithDecode(t *testing.T) {
 }
 
 // Check and Decode agree on any bytes, their CRC as given or made right,
-// and on whether the offset deltas are in order.
+// on the verdict and on whether the offset deltas are in order; and a
+// batch that decodes, renumbered as a leader rebuilds it, is a valid batch
+// of the same records in order.
 func FuzzCheck(f *testing.F) {
 	addBatchSeeds(f)
 	for _, c := range []Compression{None, Gzip, Snappy, LZ4, Zstd} {
@@ -146,8 +149,69 @@ func FuzzCheck(f *testing.F) {
 	var d Decoder
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameVerdict(t, &d, data)
-		sameVerdict(t, &d, withFreshCRC(data))
+		data = withFreshCRC(data)
+		sameVerdict(t, &d, data)
+		if b, err := Decode(data); err == nil {
+			renumberedIsValid(t, &d, &b)
+		}
 	})
+}
+
+// renumberedIsValid fails unless Renumber(b), encoded, decodes to b's
+// records in order with their timestamps, keys, values and headers, and
+// the header Renumber promises; or Renumber refuses a timestamp below -1
+// and leaves b alone.
+func renumberedIsValid(t *testing.T, d *Decoder, b *Batch) {
+	t.Helper()
+	before := *b
+	before.Records = append([]Record(nil), b.Records...)
+	var negative *NegativeTimestampError
+	if err := Renumber(b); errors.As(err, &negative) {
+		if ts := before.RecordTimestamp(before.Records[negative.Record].TimestampDelta); ts != negative.Timestamp || ts >= -1 {
+			t.Fatalf("refused %v, record timestamp %d", err, ts)
+		}
+		assertSameBatch(t, &before, b)
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(enc)
+	if err != nil {
+		t.Fatalf("the renumbered batch does not decode: %v", err)
+	}
+	if inOrder, err := d.CheckParsed(&got.Header, enc); err != nil || !inOrder || !InOrder(got.Records) {
+		t.Fatalf("the renumbered batch: %v, in order %v", err, inOrder)
+	}
+	n := int32(len(before.Records))
+	wantAttrs := Attributes(0).WithCompression(before.Attributes.Compression()) | before.Attributes&TransactionalFlag
+	if got.RecordsCount != n || got.LastOffsetDelta != n-1 || got.Attributes != wantAttrs ||
+		got.ProducerID != before.ProducerID || got.ProducerEpoch != before.ProducerEpoch || got.BaseSequence != before.BaseSequence ||
+		got.BaseOffset != before.BaseOffset || got.PartitionLeaderEpoch != before.PartitionLeaderEpoch {
+		t.Fatalf("renumbered header %+v from %+v", got.Header, before.Header)
+	}
+	maxTS := int64(-1)
+	for i := range before.Records {
+		w, g := &before.Records[i], &got.Records[i]
+		ts := before.RecordTimestamp(w.TimestampDelta)
+		maxTS = max(maxTS, ts)
+		if got.RecordTimestamp(g.TimestampDelta) != ts || g.Attributes != 0 || g.OffsetDelta != int32(i) ||
+			!sameNullable(w.Key, g.Key) || !sameNullable(w.Value, g.Value) || len(w.Headers) != len(g.Headers) {
+			t.Fatalf("record %d renumbered %+v from %+v", i, *g, *w)
+		}
+		for j := range w.Headers {
+			if w.Headers[j].Key != g.Headers[j].Key || !sameNullable(w.Headers[j].Value, g.Headers[j].Value) {
+				t.Fatalf("record %d header %d: %+v from %+v", i, j, g.Headers[j], w.Headers[j])
+			}
+		}
+	}
+	if n > 0 && (got.BaseTimestamp != before.RecordTimestamp(before.Records[0].TimestampDelta) || got.MaxTimestamp != maxTS) {
+		t.Fatalf("renumbered timestamps %d..%d, want %d..%d", got.BaseTimestamp, got.MaxTimestamp,
+			before.RecordTimestamp(before.Records[0].TimestampDelta), maxTS)
+	}
 }
 
 // Records a producer writes most (varints of one or two bytes, no
