@@ -40,11 +40,16 @@ func (r *AppendResult) Appended() bool {
 
 // AppendAsLeader validates a client's batch in Kafka's order — structure,
 // base offset 0, size, CRC, record consistency, then producer state — and
-// appends it, stamping offset and leader epoch into bytes 0-15.
+// appends it, stamping offset and leader epoch into bytes 0-15. A
+// compressed batch whose records' offset deltas are not 0, 1, 2, … is
+// rebuilt first, and the rebuilt batch is what the log stores (rebuild).
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	res := AppendResult{BaseOffset: -1, LastOffset: -1, LogStartOffset: l.start}
 	var h record.Header
-	code, reason := l.validateClientBatch(data, &h)
+	code, reason, rebuild := l.validateClientBatch(data, &h)
+	if code == kerr.None && rebuild {
+		data, code, reason = l.rebuild(data, &h)
+	}
 	if code != kerr.None {
 		res.Error, res.Reason = code, reason
 		return res
@@ -71,38 +76,79 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 }
 
 // validateClientBatch parses data's header into *h and checks the batch.
-func (l *Log) validateClientBatch(data []byte, h *record.Header) (kerr.Code, string) {
+// rebuild reports a good batch the leader must rebuild rather than store
+// as it arrived (see rebuild).
+func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code, reason string, rebuild bool) {
 	err := record.ParseHeaderTo(data, h)
 	_, badMagic := err.(*record.MagicError) // ParseHeader's errors are not wrapped
 	switch {
 	case badMagic:
-		return kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error()
+		return kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error(), false
 	case err != nil:
-		return kerr.CorruptMessage, err.Error()
+		return kerr.CorruptMessage, err.Error(), false
 	case len(data) < h.Size():
-		return kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data))
+		return kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data)), false
 	case len(data) > h.Size():
-		return kerr.InvalidRecord, "exactly one batch per partition is allowed"
+		return kerr.InvalidRecord, "exactly one batch per partition is allowed", false
 	case h.BaseOffset != 0:
-		return kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset)
+		return kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset), false
 	case h.Size() > l.cfg.MaxMessageBytes:
-		return kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes)
+		return kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes), false
 	}
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
-	// verdict, not the keys and values.
-	if err := l.dec.CheckParsed(h, data); err != nil {
-		return kerr.CorruptMessage, err.Error()
+	// verdict, not the keys and values. The walk reads each record's
+	// offset delta on its way.
+	inOrder, err := l.dec.CheckParsed(h, data)
+	if err != nil {
+		return kerr.CorruptMessage, err.Error(), false
 	}
 	switch {
 	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
-		return kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount)
+		return kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount), false
 	case h.Attributes.Control():
-		return kerr.InvalidRecord, "clients may not send control batches"
+		return kerr.InvalidRecord, "clients may not send control batches", false
 	case h.HasProducerID() && h.BaseSequence < 0:
-		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence)
+		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence), false
 	}
-	return kerr.None, ""
+	// Kafka's LogValidator.validateMessagesAndAssignOffsetsCompressed
+	// compares each record's offset with the next inner offset (0, 1, 2,
+	// …) and, at the first that differs, gives up assigning offsets in
+	// place. Its uncompressed path (assignOffsetsNonCompressed) does not
+	// look: such a batch is stored as it arrived.
+	return kerr.None, "", !inOrder && h.Attributes.Compression() != record.None
+}
+
+// rebuild replaces data, a compressed client batch that passed every check
+// but whose records' offset deltas are not 0, 1, 2, …, with the batch
+// Kafka's leader appends instead (LogValidator.buildRecordsAndAssignOffsets,
+// record.Renumber): the records re-appended at consecutive offsets in a
+// new batch of the same codec, producer id, epoch, base sequence and
+// transactional bit, with a new CRC. *h becomes the new batch's header,
+// which the producer-state check reads next, as Kafka's
+// analyzeAndValidateProducerState reads the validated batch. As
+// UnifiedLog.append does when the validator may have changed a batch's
+// size, the new batch is held to max.message.bytes again.
+func (l *Log) rebuild(data []byte, h *record.Header) ([]byte, kerr.Code, string) {
+	b := &l.scratch
+	if err := l.dec.Decode(data, b); err != nil { // it passed CheckParsed: this cannot fail
+		return nil, kerr.CorruptMessage, err.Error()
+	}
+	if err := record.Renumber(b); err != nil {
+		return nil, kerr.UnknownServerError, err.Error()
+	}
+	b.BaseOffset, b.PartitionLeaderEpoch = l.end, l.leaderEpoch
+	out, err := record.Encode(b)
+	if err != nil {
+		return nil, kerr.UnknownServerError, fmt.Sprintf("rebuilding the batch: %v", err)
+	}
+	if len(out) > l.cfg.MaxMessageBytes {
+		return nil, kerr.MessageTooLarge, fmt.Sprintf("the batch rebuilt at consecutive inner offsets is %d bytes, above max.message.bytes %d", len(out), l.cfg.MaxMessageBytes)
+	}
+	if err := record.ParseHeaderTo(out, h); err != nil {
+		panic("a batch just encoded does not parse: " + err.Error())
+	}
+	return out, kerr.None, ""
 }
 
 // appendBytes stores data at the log end. A leader stores a copy with its

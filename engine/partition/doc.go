@@ -12,11 +12,14 @@
 // Faithful to (shared/docs/kafka-facts.md §1.9, §2.2, §2.8-2.9, §6): client
 // batches need base offset 0, fit max.message.bytes, pass the CRC and
 // record-count checks and may not be control batches; the leader stamps
-// base offset and leader epoch without touching the CRC; the LSO is the
-// first unstable offset (open transactions and completed ones whose marker
-// is not yet below the high watermark) capped by the high watermark;
-// aborted transactions are indexed with their LSO; segment files are the
-// batches back to back.
+// base offset and leader epoch without touching the CRC, except in a
+// compressed batch whose records' offset deltas are not 0, 1, 2, …, which
+// it rebuilds at consecutive offsets with a new CRC, as Kafka's
+// LogValidator does, and stores rebuilt; the LSO is the first unstable
+// offset (open transactions and completed ones whose marker is not yet
+// below the high watermark) capped by the high watermark; aborted
+// transactions are indexed with their LSO; segment files are the batches
+// back to back.
 //
 // Simplified: no disk. Segments and snapshot files are byte slices the
 // caller may write out; there are no offset or time indexes; timestamps are

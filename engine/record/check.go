@@ -21,19 +21,23 @@ func (d *Decoder) Check(data []byte) (Header, error) {
 	if err != nil {
 		return h, err
 	}
-	return h, d.CheckParsed(&h, data)
+	_, err = d.CheckParsed(&h, data)
+	return h, err
 }
 
 // CheckParsed is Check for a caller that already holds h, what
 // ParseHeader(data) returned without error: the header is not read again.
-func (d *Decoder) CheckParsed(h *Header, data []byte) error {
+// It also reports whether the records' offset deltas are 0, 1, 2, … in
+// order (InOrder), which the walk reads on its way; it is meaningful only
+// when the error is nil.
+func (d *Decoder) CheckParsed(h *Header, data []byte) (inOrder bool, err error) {
 	size := h.Size()
 	if len(data) < size {
-		return &TruncatedError{Need: size, Have: len(data)}
+		return false, &TruncatedError{Need: size, Have: len(data)}
 	}
 	data = data[:size]
 	if computed := ComputeCRC(data); computed != h.CRC {
-		return &CRCError{Stored: h.CRC, Computed: computed}
+		return false, &CRCError{Stored: h.CRC, Computed: computed}
 	}
 	area := data[HeaderSize:]
 	if c := h.Attributes.Compression(); c != None {
@@ -42,57 +46,88 @@ func (d *Decoder) CheckParsed(h *Header, data []byte) error {
 			d.area = out[:0]
 		}
 		if err != nil {
-			return d.decodeRecords(area, &Batch{Header: *h})
+			return d.checkDecoded(area, h)
 		}
 		area = out
 	}
-	if n := int(h.RecordsCount); n < 0 || n > len(area)/minRecordSize || !walkRecords(area, n) {
-		return d.decodeRecords(data[HeaderSize:], &Batch{Header: *h})
+	n := int(h.RecordsCount)
+	if n < 0 || n > len(area)/minRecordSize {
+		return d.checkDecoded(data[HeaderSize:], h)
 	}
-	return nil
+	ok, inOrder := walkRecords(area, n)
+	if !ok {
+		return d.checkDecoded(data[HeaderSize:], h)
+	}
+	return inOrder, nil
+}
+
+// checkDecoded is CheckParsed for what the walk does not accept: the
+// records decoded in full, for Decode's error.
+func (d *Decoder) checkDecoded(area []byte, h *Header) (bool, error) {
+	b := Batch{Header: *h}
+	if err := d.decodeRecords(area, &b); err != nil {
+		return false, err
+	}
+	return InOrder(b.Records), nil
+}
+
+// InOrder reports whether each record's offset delta is its place in the
+// batch: 0, 1, 2, …. A producer writes them so; the header's
+// lastOffsetDelta and recordsCount say nothing about the records'.
+func InOrder(records []Record) bool {
+	for i := range records {
+		if records[i].OffsetDelta != int32(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // walkRecords reports whether area holds exactly n records that
 // decodeRecord accepts: a length that fits, then inside it attributes, a
 // timestamp delta, an offset delta, a nullable key and value, and headers
-// with non-null keys, nothing left over.
+// with non-null keys, nothing left over. If it does, inOrder reports
+// whether the records' offset deltas are 0, 1, 2, … (InOrder).
 //
 // It is written out in one loop, each varint read in place (one and two
 // bytes inline, longer ones by a call), because calls are most of what a
 // walk of small records costs.
-func walkRecords(area []byte, n int) bool {
-	done, p := walkPlain(area, n)
+func walkRecords(area []byte, n int) (ok, inOrder bool) {
+	done, p, odd := walkPlain(area, n)
 	var u uint64
-	for range n - done {
+	for i := done; i < n; i++ {
 		if p < len(area) && area[p] < 0x80 {
 			u, p = uint64(area[p]), p+1
 		} else if p+1 < len(area) && area[p+1] < 0x80 {
 			u, p = uint64(area[p]&0x7f)|uint64(area[p+1])<<7, p+2
 		} else if u, p = uvarintSlow(area, p, 5); p < 0 {
-			return false
+			return false, false
 		}
 		length := zigzag32(u)
 		if length < 0 || int(length) > len(area)-p {
-			return false
+			return false, false
 		}
 		r := area[:p+int(length)] // the record's body is r[p:]
 		// Attributes, then the timestamp and offset deltas.
 		if p++; p > len(r) {
-			return false
+			return false, false
 		}
 		if p < len(r) && r[p] < 0x80 {
 			u, p = uint64(r[p]), p+1
 		} else if p+1 < len(r) && r[p+1] < 0x80 {
 			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
 		} else if u, p = uvarintSlow(r, p, 10); p < 0 {
-			return false
+			return false, false
 		}
 		if p < len(r) && r[p] < 0x80 {
 			u, p = uint64(r[p]), p+1
 		} else if p+1 < len(r) && r[p+1] < 0x80 {
 			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
 		} else if u, p = uvarintSlow(r, p, 5); p < 0 {
-			return false
+			return false, false
+		}
+		if zigzag32(u) != int32(i) {
+			odd = 1
 		}
 		// The key and the value: a length, -1 for null.
 		for range 2 {
@@ -101,10 +136,10 @@ func walkRecords(area []byte, n int) bool {
 			} else if p+1 < len(r) && r[p+1] < 0x80 {
 				u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
 			} else if u, p = uvarintSlow(r, p, 5); p < 0 {
-				return false
+				return false, false
 			}
 			if l := zigzag32(u); l < -1 || int(l) > len(r)-p {
-				return false
+				return false, false
 			} else if l > 0 {
 				p += int(l)
 			}
@@ -114,21 +149,21 @@ func walkRecords(area []byte, n int) bool {
 		} else if p+1 < len(r) && r[p+1] < 0x80 {
 			u, p = uint64(r[p]&0x7f)|uint64(r[p+1])<<7, p+2
 		} else if u, p = uvarintSlow(r, p, 5); p < 0 {
-			return false
+			return false, false
 		}
 		if nh := zigzag32(u); nh != 0 {
 			if nh < 0 || int(nh) > (len(r)-p)/2 {
-				return false
+				return false, false
 			}
 			if p = skipHeaders(r, p, int(nh)); p < 0 {
-				return false
+				return false, false
 			}
 		}
 		if p != len(r) {
-			return false
+			return false, false
 		}
 	}
-	return p == len(area)
+	return p == len(area), odd == 0
 }
 
 // walkPlain walks the records at the front of area, at most n, as long as
@@ -144,19 +179,27 @@ func walkRecords(area []byte, n int) bool {
 // length, key and value lengths, deltas of the same sizes. A record framed
 // as the last one walked in full (plainShape) is walked by comparing
 // those bytes: what makes that record good makes it good.
-func walkPlain(area []byte, n int) (int, int) {
+//
+// odd is 0 if each record walked has its place in the batch (0, 1, 2, …)
+// as its offset delta, not 0 otherwise. A record walked in full has its
+// delta compared with its place; a record framed alike has its delta's
+// bytes compared with those of its place, along with its framing, so that
+// one whose delta is not its place is walked in full.
+func walkPlain(area []byte, n int) (done, next int, odd uint) {
 	start := len(area)
 	var t plainShape
+	var deltas uint64 // with a shape, its deltas' bytes for the record at i (plainShape)
 	for i := range n {
 		if t.size != 0 && uint(len(area)) >= t.size {
 			rec := area[:t.size]
 			d, k, v := t.hsz+1, t.kpos, t.vpos
 			if d+3 < uint(len(rec)) && k+1 < uint(len(rec)) && v+1 < uint(len(rec)) &&
 				(uint16(rec[0])|uint16(rec[1])<<8)&t.headMask == t.head &&
-				(uint32(rec[d])|uint32(rec[d+1])<<8|uint32(rec[d+2])<<16|uint32(rec[d+3])<<24)&t.deltaMask == t.deltas &&
+				uint64((uint32(rec[d])|uint32(rec[d+1])<<8|uint32(rec[d+2])<<16|uint32(rec[d+3])<<24)&t.deltaMask) == deltas &&
 				(uint16(rec[k])|uint16(rec[k+1])<<8)&t.kMask == t.k &&
 				(uint16(rec[v])|uint16(rec[v+1])<<8)&t.vMask == t.v &&
 				rec[len(rec)-1] == 0 {
+				deltas = (deltas + t.step) | t.cont
 				area = area[len(rec):]
 				continue
 			}
@@ -168,12 +211,12 @@ func walkPlain(area []byte, n int) (int, int) {
 		case len(area) > 1 && area[1] < 0x80:
 			length, p = uint(area[0]&0x7f)|uint(area[1])<<7, 2
 		default:
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
 		// A length of either sign is at most 14 bits: zigzag's sign is
 		// its lowest bit.
 		if length&1 != 0 || length/2 > uint(len(area))-p {
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
 		r := area[p : p+length/2]
 		// Attributes, then the timestamp and offset deltas: any value of
@@ -187,19 +230,25 @@ func walkPlain(area []byte, n int) (int, int) {
 		case q+2 < uint(len(r)) && r[q+2] < 0x80:
 			q += 3
 		default:
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
+		tsz := q - 1
+		var o uint
 		switch {
 		case q < uint(len(r)) && r[q] < 0x80:
+			o = uint(r[q])
 			q++
 		case q+1 < uint(len(r)) && r[q+1] < 0x80:
+			o = uint(r[q]&0x7f) | uint(r[q+1])<<7
 			q += 2
 		case q+2 < uint(len(r)) && r[q+2] < 0x80:
+			o = uint(r[q]&0x7f) | uint(r[q+1]&0x7f)<<7 | uint(r[q+2])<<14
 			q += 3
 		default:
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
-		deltas := q - 1
+		odd |= o ^ 2*uint(i)
+		dsz := q - 1
 		// The key's and the value's lengths: -1 (1 in zigzag) for null,
 		// or what fits; then the header count, 0.
 		kpos := q
@@ -209,12 +258,12 @@ func walkPlain(area []byte, n int) (int, int) {
 		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
 			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
 		} else {
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
 		ksz := q - kpos
 		if l != 1 {
 			if l&1 != 0 || l/2 > uint(len(r))-q {
-				return i, start - len(area)
+				return i, start - len(area), odd
 			}
 			q += l / 2
 		}
@@ -224,48 +273,63 @@ func walkPlain(area []byte, n int) (int, int) {
 		} else if q+1 < uint(len(r)) && r[q+1] < 0x80 {
 			l, q = uint(r[q]&0x7f)|uint(r[q+1])<<7, q+2
 		} else {
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
 		vsz := q - vpos
 		if l != 1 {
 			if l&1 != 0 || l/2 > uint(len(r))-q {
-				return i, start - len(area)
+				return i, start - len(area), odd
 			}
 			q += l / 2
 		}
 		if q+1 != uint(len(r)) || r[q] != 0 {
-			return i, start - len(area)
+			return i, start - len(area), odd
 		}
 		// The record is good: its bytes give the next ones' shape, from
 		// the second on (most batches of a lab hold a record or two, and
 		// the first record's deltas are often shorter than the rest's).
 		t.size = 0
-		if deltas <= 4 && i > 0 && i+1 < n {
+		if dsz <= 4 && i > 0 && i+1 < n {
+			cont := uint32(0x80808080) >> (32 - 8*dsz)
 			t = plainShape{size: p + length/2, hsz: p, kpos: p + kpos, vpos: p + vpos,
 				headMask: 0xffff >> (16 - 8*p), kMask: 0xffff >> (16 - 8*ksz), vMask: 0xffff >> (16 - 8*vsz),
-				deltaMask: 0x80808080 >> (32 - 8*deltas)}
+				deltaMask: cont | 0xffffffff>>(32-8*(dsz-tsz))<<(8*tsz), step: 2 << (8 * tsz)}
 			t.head = binary.LittleEndian.Uint16(area) & t.headMask
-			t.deltas = binary.LittleEndian.Uint32(r[1:]) & t.deltaMask
+			t.cont = uint64(binary.LittleEndian.Uint32(r[1:]) & cont)
 			t.k = binary.LittleEndian.Uint16(area[t.kpos:]) & t.kMask
 			t.v = binary.LittleEndian.Uint16(area[t.vpos:]) & t.vMask
+			deltas = t.cont | varintBits(2*uint64(i+1))<<(8*tsz) // the next record's
 		}
 		area = area[p+length/2:]
 	}
-	return n, start - len(area)
+	return n, start - len(area), odd
+}
+
+// varintBits is x, below 2³⁵, in the bits of its varint's bytes read as
+// a little-endian word, each byte's high bit left 0: seven bits a byte.
+// With the high bits set where a varint's continuation bits are, adding 2
+// carries from byte to byte through them, and only they need setting
+// again; a carry out of the last byte sets its high bit, or a bit past it.
+func varintBits(x uint64) uint64 {
+	return x&0x7f | x<<1&(0x7f<<8) | x<<2&(0x7f<<16) | x<<3&(0x7f<<24) | x<<4&(0x7f<<32)
 }
 
 // plainShape is the framing of a plain record (walkPlain), by offset from
 // its start: the record is size bytes; its length varint, of hsz bytes,
-// is head; the high bits of its deltas, after the attributes, are deltas;
-// its key's and value's length varints, at kpos and vpos, are k and v.
-// The masks keep the bytes each covers. A size of 0 is no shape.
+// is head; its key's and value's length varints, at kpos and vpos, are k
+// and v. The masks keep the bytes each covers. Its deltas, after the
+// attributes, are read as one little-endian word: deltaMask keeps the
+// high bits of their bytes and all of the offset delta's, which for the
+// record at place i are 2i's varintBits in the offset delta's bytes with
+// the high bits cont; step adds 1 to that offset delta. A size of 0 is no
+// shape.
 type plainShape struct {
 	size, hsz, kpos, vpos uint
 	head, k, v            uint16
-	deltas                uint32
 	headMask, kMask       uint16
 	vMask                 uint16
 	deltaMask             uint32
+	cont, step            uint64
 }
 
 // skipHeaders steps over n record headers at p in r (a non-null key, a

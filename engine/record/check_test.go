@@ -2,6 +2,8 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -29,6 +31,11 @@ func sameVerdict(t *testing.T, d *Decoder, data []byte) {
 	}
 	if h != b.Header {
 		t.Fatalf("Check's header %+v, Decode's %+v", h, b.Header)
+	}
+	if derr == nil {
+		if inOrder, _ := d.CheckParsed(&h, data); inOrder != InOrder(b.Records) {
+			t.Fatalf("CheckParsed says the offset deltas are in order: %v; the decoded records: %v\nin %x", inOrder, InOrder(b.Records), data)
+		}
 	}
 }
 
@@ -126,14 +133,85 @@ func TestCheckAgreesWithDecode(t *testing.T) {
 	}
 }
 
-// Check and Decode agree on any bytes, their CRC as given or made right.
+// Check and Decode agree on any bytes, their CRC as given or made right,
+// on the verdict and on whether the offset deltas are in order; and a
+// batch that decodes, renumbered as a leader rebuilds it, is a valid batch
+// of the same records in order.
 func FuzzCheck(f *testing.F) {
 	addBatchSeeds(f)
+	for _, c := range []Compression{None, Gzip, Snappy, LZ4, Zstd} {
+		b := multiRecordBatch()
+		b.Attributes = b.Attributes.WithCompression(c)
+		b.Records[0].OffsetDelta, b.Records[2].OffsetDelta = 2, 0
+		enc, _ := Encode(&b)
+		f.Add(enc)
+	}
 	var d Decoder
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sameVerdict(t, &d, data)
-		sameVerdict(t, &d, withFreshCRC(data))
+		data = withFreshCRC(data)
+		sameVerdict(t, &d, data)
+		if b, err := Decode(data); err == nil {
+			renumberedIsValid(t, &d, &b)
+		}
 	})
+}
+
+// renumberedIsValid fails unless Renumber(b), encoded, decodes to b's
+// records in order with their timestamps, keys, values and headers, and
+// the header Renumber promises; or Renumber refuses a timestamp below -1
+// and leaves b alone.
+func renumberedIsValid(t *testing.T, d *Decoder, b *Batch) {
+	t.Helper()
+	before := *b
+	before.Records = append([]Record(nil), b.Records...)
+	var negative *NegativeTimestampError
+	if err := Renumber(b); errors.As(err, &negative) {
+		if ts := before.RecordTimestamp(before.Records[negative.Record].TimestampDelta); ts != negative.Timestamp || ts >= -1 {
+			t.Fatalf("refused %v, record timestamp %d", err, ts)
+		}
+		assertSameBatch(t, &before, b)
+		return
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	enc, err := Encode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Decode(enc)
+	if err != nil {
+		t.Fatalf("the renumbered batch does not decode: %v", err)
+	}
+	if inOrder, err := d.CheckParsed(&got.Header, enc); err != nil || !inOrder || !InOrder(got.Records) {
+		t.Fatalf("the renumbered batch: %v, in order %v", err, inOrder)
+	}
+	n := int32(len(before.Records))
+	wantAttrs := Attributes(0).WithCompression(before.Attributes.Compression()) | before.Attributes&TransactionalFlag
+	if got.RecordsCount != n || got.LastOffsetDelta != n-1 || got.Attributes != wantAttrs ||
+		got.ProducerID != before.ProducerID || got.ProducerEpoch != before.ProducerEpoch || got.BaseSequence != before.BaseSequence ||
+		got.BaseOffset != before.BaseOffset || got.PartitionLeaderEpoch != before.PartitionLeaderEpoch {
+		t.Fatalf("renumbered header %+v from %+v", got.Header, before.Header)
+	}
+	maxTS := int64(-1)
+	for i := range before.Records {
+		w, g := &before.Records[i], &got.Records[i]
+		ts := before.RecordTimestamp(w.TimestampDelta)
+		maxTS = max(maxTS, ts)
+		if got.RecordTimestamp(g.TimestampDelta) != ts || g.Attributes != 0 || g.OffsetDelta != int32(i) ||
+			!sameNullable(w.Key, g.Key) || !sameNullable(w.Value, g.Value) || len(w.Headers) != len(g.Headers) {
+			t.Fatalf("record %d renumbered %+v from %+v", i, *g, *w)
+		}
+		for j := range w.Headers {
+			if w.Headers[j].Key != g.Headers[j].Key || !sameNullable(w.Headers[j].Value, g.Headers[j].Value) {
+				t.Fatalf("record %d header %d: %+v from %+v", i, j, g.Headers[j], w.Headers[j])
+			}
+		}
+	}
+	if n > 0 && (got.BaseTimestamp != before.RecordTimestamp(before.Records[0].TimestampDelta) || got.MaxTimestamp != maxTS) {
+		t.Fatalf("renumbered timestamps %d..%d, want %d..%d", got.BaseTimestamp, got.MaxTimestamp,
+			before.RecordTimestamp(before.Records[0].TimestampDelta), maxTS)
+	}
 }
 
 // Records a producer writes most (varints of one or two bytes, no
@@ -190,9 +268,10 @@ func TestCheckMixedRecords(t *testing.T) {
 		}
 		sameVerdict(t, &d, enc)
 		// A good batch is walked, not decoded in full after the walk
-		// gave up on it.
-		if !walkRecords(enc[HeaderSize:], n) {
-			t.Fatalf("the walk refuses a good batch of %d records", n)
+		// gave up on it, and the walk tells whether its offset deltas
+		// are 0, 1, 2, … as the decoded records do.
+		if ok, inOrder := walkRecords(enc[HeaderSize:], n); !ok || inOrder != InOrder(b.Records) {
+			t.Fatalf("the walk of a good batch of %d records: ok %v, in order %v", n, ok, inOrder)
 		}
 		c := append([]byte(nil), enc...)
 		i := HeaderSize + rng.IntN(min(len(c)-HeaderSize, 64))
@@ -302,4 +381,107 @@ func BenchmarkCheck(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The walk reads every record's offset delta on its way, whichever of its
+// paths a record takes: records framed alike (compared with the record
+// before), plain records walked in full, and the others. Any one delta
+// out of place, of one, two or three bytes, is seen, and a batch in order
+// is in order, as InOrder says of the decoded records.
+func TestWalkReadsOffsetDeltas(t *testing.T) {
+	var d Decoder
+	for _, n := range []int{1, 2, 3, 70, 200, 13000} {
+		for _, shape := range []string{"alike", "plain", "headers", "pairs, ts of 2 bytes", "pairs, ts of 3 bytes"} {
+			b := Batch{Header: Header{PartitionLeaderEpoch: -1, Magic: 2, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+				RecordsCount: int32(n), LastOffsetDelta: int32(n - 1)}}
+			for i := range n {
+				r := Record{OffsetDelta: int32(i), Value: make([]byte, 40)}
+				switch shape {
+				case "plain": // framed unlike the record before
+					r.TimestampDelta, r.Value = int64(i%3)*5000, make([]byte, 30+i%2*100)
+				case "headers":
+					r.TimestampDelta, r.Headers = int64(i), []RecordHeader{{Key: "h"}}
+				case "pairs, ts of 2 bytes", "pairs, ts of 3 bytes":
+					// Records 2k-1 and 2k framed alike, 2k-1 unlike the
+					// one before: the record at 64 (8192) is compared
+					// with 63's (8191's) framing and a delta of one more
+					// byte, which ends past the 32 bits the deltas fill.
+					r.TimestampDelta, r.Value = 100, make([]byte, 40+(i+1)/2%2)
+					if shape == "pairs, ts of 3 bytes" {
+						r.TimestampDelta = 1 << 15
+					}
+				}
+				b.Records = append(b.Records, r)
+			}
+			places := []int{0, 1, n / 2, 63, 64, 8191, 8192, 12287, 12288, n - 2, n - 1}
+			for _, at := range places {
+				for _, edit := range []string{"in order", "one more", "one less", "swapped", "zero"} {
+					if at < 0 || at >= n || (edit == "swapped" && at+1 >= n) || (edit != "in order" && edit != "zero" && n == 1) {
+						continue
+					}
+					c := b
+					c.Records = append([]Record(nil), b.Records...)
+					switch edit {
+					case "one more":
+						c.Records[at].OffsetDelta++
+					case "one less":
+						c.Records[at].OffsetDelta--
+					case "swapped":
+						c.Records[at].OffsetDelta, c.Records[at+1].OffsetDelta = c.Records[at+1].OffsetDelta, c.Records[at].OffsetDelta
+					case "zero":
+						c.Records[at].OffsetDelta = 0
+					}
+					enc, err := Encode(&c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := edit == "in order" || (edit == "zero" && at == 0)
+					ok, inOrder := walkRecords(enc[HeaderSize:], n)
+					if !ok || inOrder != want || InOrder(c.Records) != want {
+						t.Fatalf("%d %s records, %s at %d: walk ok %v, in order %v, want %v", n, shape, edit, at, ok, inOrder, want)
+					}
+					h, _ := ParseHeader(enc)
+					if got, err := d.CheckParsed(&h, enc); err != nil || got != want {
+						t.Fatalf("%d %s records, %s at %d: CheckParsed %v, %v", n, shape, edit, at, got, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// varintBits(x) is the little-endian word of x's varint bytes with every
+// high bit 0, for any x of up to five varint bytes; with the high bits
+// of all but the last byte set, adding 2 and setting them again gives
+// x+2's, and a carry out of the last byte leaves a bit set there or past it.
+func TestVarintBits(t *testing.T) {
+	xs := []uint64{1<<21 - 4, 1<<21 - 2, 1 << 21, 1<<28 - 2, 1 << 28, 1<<35 - 4, 1<<35 - 2}
+	for x := uint64(0); x < 1<<35; x += 1 + x>>10 {
+		xs = append(xs, x) // all below 2¹¹, then about a thousand a doubling
+	}
+	for x := uint64(1<<14 - 300); x < 1<<14+300; x++ {
+		xs = append(xs, x)
+	}
+	for _, x := range xs {
+		var b [8]byte
+		n := 0
+		for v := x; ; v >>= 7 {
+			b[n] = byte(v & 0x7f)
+			if n++; v < 0x80 {
+				break
+			}
+		}
+		if got, want := varintBits(x), binary.LittleEndian.Uint64(b[:]); got != want {
+			t.Fatalf("varintBits(%d) = %x, want %x", x, got, want)
+		}
+		cont := uint64(0x8080808080) >> (40 - 8*(n-1)) // all bytes but the last
+		next := (varintBits(x) | cont) + 2 | cont
+		if x+2 < 1<<(7*n) {
+			if next != varintBits(x+2)|cont {
+				t.Fatalf("%d + 2 = %x, want %x", x, next, varintBits(x+2)|cont)
+			}
+		} else if next>>(8*n-1) == 0 { // the last byte's high bit, or past it
+			t.Fatalf("%d + 2 = %x: no carry out of %d bytes", x, next, n)
+		}
+	}
 }
