@@ -1,6 +1,7 @@
 package partition
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -100,6 +101,13 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// verdict, not the keys and values. The walk reads each record's
 	// offset delta on its way.
 	inOrder, err := l.dec.CheckParsed(h, data)
+	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
+		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
+		// first); then CompressionType.forId throws an
+		// IllegalArgumentException, no ApiException, which
+		// ReplicaManager.appendToLocalLog answers as it does any Throwable.
+		return kerr.UnknownServerError, err.Error(), false
+	}
 	if err != nil {
 		return kerr.CorruptMessage, err.Error(), false
 	}

@@ -2,6 +2,7 @@ package partition
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -109,6 +110,14 @@ func TestClientBatchValidation(t *testing.T) {
 	magic1[16] = 1
 	marker := record.NewMarker(7, 0, record.Marker{Type: record.ControlCommit}, ts)
 	markerBytes, _ := record.Encode(&marker)
+	codec := func(id byte, crc bool) []byte { // compression bits 0-2 of the attributes (byte 22)
+		b := append([]byte(nil), good...)
+		b[22] = b[22]&^7 | id
+		if crc {
+			binary.BigEndian.PutUint32(b[17:], record.ComputeCRC(b))
+		}
+		return b
+	}
 	cases := []struct {
 		name string
 		in   []byte
@@ -124,6 +133,12 @@ func TestClientBatchValidation(t *testing.T) {
 		{"magic 1", magic1, Config{}, kerr.InvalidRecord},
 		{"truncated", good[:40], Config{}, kerr.CorruptMessage},
 		{"two batches", append(append([]byte(nil), good...), good...), Config{}, kerr.InvalidRecord},
+		// UnifiedLog.analyzeAndValidateRecords checks the CRC, then asks
+		// CompressionType.forId, whose IllegalArgumentException is no
+		// ApiException: ReplicaManager answers UNKNOWN_SERVER_ERROR.
+		{"codec 5", codec(5, true), Config{}, kerr.UnknownServerError},
+		{"codec 7", codec(7, true), Config{}, kerr.UnknownServerError},
+		{"codec 6 and a stale crc", codec(6, false), Config{}, kerr.CorruptMessage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
