@@ -485,3 +485,30 @@ func TestVarintBits(t *testing.T) {
 		}
 	}
 }
+
+// A decoder's verdict on a batch does not depend on the batches it read
+// before: a gzip reader reset after a stream cut short failed the next
+// corrupt one with another error than a new reader (found by FuzzCheck).
+func TestVerdictIndependentOfHistory(t *testing.T) {
+	cut := withFreshCRC([]byte("00000000\x00\x00\x00A0000\x02\xab\xa9\x8d\x030100000000000000000000000000000000000000\x1f\x8b\b\x00000000$00-00"))
+	corrupt := withFreshCRC([]byte("00000000\x00\x00\x00\xa30000\x0200000100000000000000000000000000000000000000\x1f\x8b\b\x00000000200000000000000000000000000000000000000000000000000080000000000000000000a17A111111\x001\x00\x00000000000000000000"))
+	b := multiRecordBatch()
+	b.Attributes = b.Attributes.WithCompression(Gzip)
+	good, err := Encode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, before := range [][][]byte{{cut}, {good, cut}, {cut, good}} {
+		var d Decoder
+		for _, in := range before {
+			d.Check(in)
+		}
+		_, fresh := (&Decoder{}).Check(corrupt)
+		if _, err := d.Check(corrupt); fresh == nil || err == nil || err.Error() != fresh.Error() {
+			t.Fatalf("after %d batches: %v; a new decoder: %v", len(before), err, fresh)
+		}
+		if _, err := d.Check(good); err != nil {
+			t.Fatalf("a good batch after the corrupt one: %v", err)
+		}
+	}
+}

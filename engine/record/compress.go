@@ -91,17 +91,17 @@ func (c *codecs) decompress(dst, src []byte, kind Compression) ([]byte, error) {
 	dst = dst[:0]
 	switch kind {
 	case Gzip:
-		c.src.Reset(src)
-		if c.gz == nil {
-			r, err := gzip.NewReader(&c.src)
-			if err != nil {
-				return dst, err
-			}
-			c.gz = r
-		} else if err := c.gz.Reset(&c.src); err != nil {
-			return dst, err
+		reused := c.gz != nil
+		out, err := c.gunzip(dst, src)
+		if err != nil && reused {
+			// A reader reset from an earlier stream can fail a corrupt one
+			// with another error than a new reader does (its decoder keeps
+			// tables from before). What a batch is told must not depend on
+			// the batches read before it, so it is a new reader's verdict.
+			c.gz = nil
+			return c.gunzip(dst, src)
 		}
-		return readLimited(dst, c.gz, kind)
+		return out, err
 	case Snappy:
 		return decodeSnappy(dst, src)
 	case LZ4:
@@ -127,6 +127,21 @@ func (c *codecs) decompress(dst, src []byte, kind Compression) ([]byte, error) {
 		return out, err
 	}
 	return dst, &UnknownCompressionError{ID: kind}
+}
+
+// gunzip decompresses src with the reader kept, or a new one.
+func (c *codecs) gunzip(dst, src []byte) ([]byte, error) {
+	c.src.Reset(src)
+	if c.gz == nil {
+		r, err := gzip.NewReader(&c.src)
+		if err != nil {
+			return dst, err
+		}
+		c.gz = r
+	} else if err := c.gz.Reset(&c.src); err != nil {
+		return dst, err
+	}
+	return readLimited(dst, c.gz, Gzip)
 }
 
 // readLimited reads r to its end into dst, growing dst no further than
