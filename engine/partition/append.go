@@ -101,15 +101,8 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// verdict, not the keys and values. The walk reads each record's
 	// offset delta on its way.
 	inOrder, err := l.dec.CheckParsed(h, data)
-	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
-		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
-		// first); then CompressionType.forId throws an
-		// IllegalArgumentException, no ApiException, which
-		// ReplicaManager.appendToLocalLog answers as it does any Throwable.
-		return kerr.UnknownServerError, err.Error(), false
-	}
 	if err != nil {
-		return kerr.CorruptMessage, err.Error(), false
+		return refusedBatch(err)
 	}
 	switch {
 	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
@@ -157,6 +150,20 @@ func (l *Log) rebuild(data []byte, h *record.Header) ([]byte, kerr.Code, string)
 		panic("a batch just encoded does not parse: " + err.Error())
 	}
 	return out, kerr.None, ""
+}
+
+// refusedBatch is the error a leader answers a batch Decoder.Check refused
+// with. Apart from the rest: errors.As's target escapes, and a produce
+// with nothing wrong must not allocate it.
+func refusedBatch(err error) (kerr.Code, string, bool) {
+	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
+		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
+		// first); then CompressionType.forId throws an
+		// IllegalArgumentException, no ApiException, which
+		// ReplicaManager.appendToLocalLog answers as it does any Throwable.
+		return kerr.UnknownServerError, err.Error(), false
+	}
+	return kerr.CorruptMessage, err.Error(), false
 }
 
 // appendBytes stores data at the log end. A leader stores a copy with its
