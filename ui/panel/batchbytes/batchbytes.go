@@ -7,7 +7,9 @@
 // Bytes that changed since the previous step are flagged, in colour and in
 // words: when a leader stores a batch it writes the offset and its epoch
 // into bytes 0-15, outside the CRC, so the CRC stays the same — the panel
-// says so in the line under the grid.
+// says so in the line under the grid. When the leader had to rewrite
+// bytes the CRC covers, as Kafka does with a batch whose header or record
+// offsets a producer got wrong, the line says the CRC was recomputed.
 package batchbytes
 
 import (
@@ -36,6 +38,7 @@ type Model struct {
 	d       decoded
 	changed []bool   // per byte: differs from the previous step
 	notes   []string // the changed fields, in words
+	newCRC  bool     // the leader rewrote bytes the CRC covers
 	how     string   // what was compared ("" : the previous step)
 	cursor  int
 	byField bool // the cursor moved by field last: highlight the whole field
@@ -64,7 +67,7 @@ func (m *Model) SetData(d panel.Data) {
 	c := Select(&d)
 	if c.Sent != nil && d.Motion != panel.Same {
 		m.SetBatch(c.Label, c.Bytes, panel.Jump)
-		m.compare(c.Sent, "as sent → as stored")
+		m.compare(c.Sent, "as sent → as stored", true)
 		return
 	}
 	m.SetBatch(c.Label, c.Bytes, d.Motion)
@@ -84,16 +87,17 @@ func (m *Model) SetBatch(label string, b []byte, motion panel.Motion) {
 	case same && motion == panel.Same:
 		m.render() // focus or size changed: the flags stay
 	case motion == panel.Forward:
-		m.compare(prev, "")
+		m.compare(prev, "", false)
 	default:
-		m.changed, m.notes = nil, nil
+		m.changed, m.notes, m.newCRC = nil, nil, false
 		m.render()
 	}
 }
 
-// compare flags the bytes that differ from ref (the same batch earlier).
-func (m *Model) compare(ref []byte, how string) {
-	m.changed, m.notes = changedFields(ref, m.d.bytes)
+// compare flags the bytes that differ from ref (the same batch earlier;
+// stored: as its producer sent it).
+func (m *Model) compare(ref []byte, how string, stored bool) {
+	m.changed, m.notes, m.newCRC = changedFields(ref, m.d.bytes, stored)
 	m.how = how
 	m.render()
 }
@@ -360,8 +364,12 @@ func (m *Model) details(room int) []string {
 		if m.how != "" {
 			since += " (" + m.how + ")"
 		}
-		change = m.st.Changed.Render("*") + " changed " + since + ": " + strings.Join(m.notes, ", ") +
-			m.st.Good.Render(" · crc unchanged ✓") + " — bytes 0-20 are outside it"
+		change = m.st.Changed.Render("*") + " changed " + since + ": " + strings.Join(m.notes, ", ")
+		if m.newCRC {
+			change += m.st.Changed.Render(" · crc recomputed") + " — the leader rewrote bytes it covers"
+		} else {
+			change += m.st.Good.Render(" · crc unchanged ✓") + " — bytes 0-20 are outside it"
+		}
 	}
 	if d.problem != "" {
 		change = m.st.Bad.Render("✗ " + d.problem)

@@ -1,6 +1,8 @@
 package batchbytes
 
 import (
+	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/keymap"
 	"github.com/eoslab/eoslab/ui/panel"
@@ -87,7 +90,7 @@ func TestCursorWalksFieldsThenRecords(t *testing.T) {
 func TestDifferentBatchesAreNotCompared(t *testing.T) {
 	a := world(t, "producer p1", "send p1 orders-0 2").Snapshot().Partitions[0].Batches[0].Bytes
 	b := world(t, "producer p1", "send p1 orders-0 3").Snapshot().Partitions[0].Batches[0].Bytes
-	if c, notes := changedFields(a, b); c != nil || notes != nil {
+	if c, notes, _ := changedFields(a, b, false); c != nil || notes != nil {
 		t.Fatalf("batches with different CRCs were compared: %v", notes)
 	}
 }
@@ -112,5 +115,41 @@ func TestCursorIsBracketedWithoutColour(t *testing.T) {
 	}
 	if got := row(); !strings.HasPrefix(got, "   0 00 00 00[00]00 00 00 00") {
 		t.Fatalf("by byte, byte 3 alone is bracketed: %q", got)
+	}
+}
+
+// A batch the leader rewrote inside the CRC (a wrong maxTimestamp) or
+// rebuilt (records whose offset deltas were out of order) is still
+// compared with what its producer sent, and the line under the grid says
+// that the CRC was recomputed, not that it held.
+func TestRewrittenBatchComparedWithSent(t *testing.T) {
+	stored := world(t, "producer p1", "send p1 orders-0 2").Snapshot().Partitions[0].Batches[0].Bytes
+	h, err := record.ParseHeader(stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := append([]byte(nil), stored...)
+	binary.BigEndian.PutUint64(sent[35:], uint64(h.MaxTimestamp-5))
+	binary.BigEndian.PutUint32(sent[record.CRCOffset:], record.ComputeCRC(sent))
+	m := newPanel(96, 16)
+	m.SetBatch("orders-0", stored, panel.Jump)
+	m.compare(sent, "as sent → as stored", true)
+	view := ansi.Strip(m.View())
+	for _, want := range []string{fmt.Sprintf("maxTimestamp %d→%d", h.MaxTimestamp-5, h.MaxTimestamp), "crc 0x", "crc recomputed"} {
+		if !strings.Contains(view, want) {
+			t.Fatalf("%q not said:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "crc unchanged") || !m.changed[35+7] || m.changed[30] {
+		t.Fatalf("flags %v\n%s", m.changed, view)
+	}
+	m.compare(sent[:len(sent)-1], "as sent → as stored", true)
+	if view := ansi.Strip(m.View()); !strings.Contains(view, fmt.Sprintf("rebuilt by the leader, %d → %d bytes", len(sent)-1, len(stored))) {
+		t.Fatalf("a rebuilt batch is not said:\n%s", view)
+	}
+	// The same bytes, compared as the step before rather than as sent, are
+	// another batch.
+	if c, notes, _ := changedFields(sent, stored, false); c != nil || notes != nil {
+		t.Fatalf("compared as steps: %v", notes)
 	}
 }

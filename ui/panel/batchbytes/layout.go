@@ -181,14 +181,22 @@ func quote(b []byte) string {
 // changedFields compares the bytes of the same batch before and after a
 // step: only bytes outside the CRC can differ while the CRC holds, which
 // is what a leader does when it assigns offsets and stamps its epoch.
-// Different batches (another CRC) are not compared.
-func changedFields(prev, cur []byte) (changed []bool, fields []string) {
-	if len(prev) < record.HeaderSize || len(cur) < record.HeaderSize || len(prev) != len(cur) {
-		return nil, nil
+// Different batches (another CRC) are not compared, unless stored says
+// that cur is prev as the leader stored it: then a new CRC means the
+// leader rewrote bytes the CRC covers (a wrong maxTimestamp) or rebuilt
+// the batch (records whose offset deltas were out of order), as Kafka's
+// LogValidator does, and recomputed says so.
+func changedFields(prev, cur []byte, stored bool) (changed []bool, fields []string, recomputed bool) {
+	if len(prev) < record.HeaderSize || len(cur) < record.HeaderSize {
+		return nil, nil, false
 	}
 	crc := record.CRCOffset
-	if binary.BigEndian.Uint32(prev[crc:]) != binary.BigEndian.Uint32(cur[crc:]) {
-		return nil, nil
+	recomputed = binary.BigEndian.Uint32(prev[crc:]) != binary.BigEndian.Uint32(cur[crc:])
+	switch {
+	case !stored && (recomputed || len(prev) != len(cur)):
+		return nil, nil, false
+	case len(prev) != len(cur):
+		return nil, []string{fmt.Sprintf("rebuilt by the leader, %d → %d bytes", len(prev), len(cur))}, true
 	}
 	changed = make([]bool, len(cur))
 	any := false
@@ -198,7 +206,7 @@ func changedFields(prev, cur []byte) (changed []bool, fields []string) {
 		}
 	}
 	if !any {
-		return nil, nil
+		return nil, nil, false
 	}
 	hp, _ := record.ParseHeader(prev)
 	hc, _ := record.ParseHeader(cur)
@@ -208,5 +216,20 @@ func changedFields(prev, cur []byte) (changed []bool, fields []string) {
 	if hp.PartitionLeaderEpoch != hc.PartitionLeaderEpoch {
 		fields = append(fields, fmt.Sprintf("partitionLeaderEpoch %d→%d", hp.PartitionLeaderEpoch, hc.PartitionLeaderEpoch))
 	}
-	return changed, fields
+	if hp.Attributes != hc.Attributes {
+		fields = append(fields, fmt.Sprintf("attributes 0x%04x→0x%04x", uint16(hp.Attributes), uint16(hc.Attributes)))
+	}
+	if hp.BaseTimestamp != hc.BaseTimestamp {
+		fields = append(fields, fmt.Sprintf("baseTimestamp %d→%d", hp.BaseTimestamp, hc.BaseTimestamp))
+	}
+	if hp.MaxTimestamp != hc.MaxTimestamp {
+		fields = append(fields, fmt.Sprintf("maxTimestamp %d→%d", hp.MaxTimestamp, hc.MaxTimestamp))
+	}
+	if recomputed {
+		fields = append(fields, fmt.Sprintf("crc 0x%08x→0x%08x", hp.CRC, hc.CRC))
+		if string(prev[record.HeaderSize:]) != string(cur[record.HeaderSize:]) {
+			fields = append(fields, "records rewritten")
+		}
+	}
+	return changed, fields, recomputed
 }
