@@ -495,7 +495,9 @@ func TestBatchAt(t *testing.T) {
 // each).
 func TestValidationAllocatesNothing(t *testing.T) {
 	l := New("orders-0", Config{})
-	for _, c := range []record.Compression{record.None, record.Gzip, record.Snappy, record.LZ4, record.Zstd} {
+	// Not LZ4: its reader takes buffers from a sync.Pool, which the race
+	// detector (go test -race, the README's command) empties at random.
+	for _, c := range []record.Compression{record.None, record.Gzip, record.Snappy, record.Zstd} {
 		b, _ := record.Decode(batch(7, 0, 0, 3, false))
 		b.Attributes = b.Attributes.WithCompression(c)
 		data, err := record.Encode(&b)
