@@ -100,7 +100,7 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values. The walk reads each record's
 	// offset delta on its way.
-	inOrder, err := l.dec.CheckParsed(h, data)
+	walked, err := l.dec.CheckParsed(h, data)
 	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
 		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
 		// first); then CompressionType.forId throws an
@@ -124,7 +124,7 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// …) and, at the first that differs, gives up assigning offsets in
 	// place. Its uncompressed path (assignOffsetsNonCompressed) does not
 	// look: such a batch is stored as it arrived.
-	return kerr.None, "", !inOrder && h.Attributes.Compression() != record.None
+	return kerr.None, "", !walked.InOrder && h.Attributes.Compression() != record.None
 }
 
 // rebuild replaces data, a compressed client batch that passed every check
