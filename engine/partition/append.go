@@ -43,13 +43,20 @@ func (r *AppendResult) Appended() bool {
 // base offset 0, size, CRC, record consistency, then producer state — and
 // appends it, stamping offset and leader epoch into bytes 0-15. A
 // compressed batch whose records' offset deltas are not 0, 1, 2, … is
-// rebuilt first, and the rebuilt batch is what the log stores (rebuild).
+// rebuilt first, and the rebuilt batch is what the log stores (rebuild);
+// any other batch whose timestamp type or maxTimestamp is not the one
+// Kafka's leader writes has them corrected, with a new CRC
+// (setMaxTimestamp).
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	res := AppendResult{BaseOffset: -1, LastOffset: -1, LogStartOffset: l.start}
 	var h record.Header
-	code, reason, rebuild := l.validateClientBatch(data, &h)
-	if code == kerr.None && rebuild {
+	code, reason, change, maxTS := l.validateClientBatch(data, &h)
+	switch {
+	case code != kerr.None:
+	case change == rebuildBatch:
 		data, code, reason = l.rebuild(data, &h)
+	case change == fixMaxTimestamp:
+		data = l.setMaxTimestamp(data, &h, maxTS)
 	}
 	if code != kerr.None {
 		res.Error, res.Reason = code, reason
@@ -76,48 +83,96 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	return res
 }
 
+// change is what the leader does to a good client batch before it stores
+// it.
+type change uint8
+
+const (
+	keepBatch       change = iota // stored as it arrived
+	fixMaxTimestamp               // its timestamp type and maxTimestamp set as Kafka's leader sets them (Log.setMaxTimestamp)
+	rebuildBatch                  // rebuilt (Log.rebuild)
+)
+
+// logAppendTime is the topics' message.timestamp.type: the engine's topics
+// are CreateTime, Kafka's default (a topic config asking for another is
+// refused).
+const logAppendTime = false
+
 // validateClientBatch parses data's header into *h and checks the batch.
-// rebuild reports a good batch the leader must rebuild rather than store
-// as it arrived (see rebuild).
-func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code, reason string, rebuild bool) {
+// For a good batch, c says whether the leader stores it as it arrived,
+// rebuilds it (see rebuild) or sets its maxTimestamp to maxTS (see
+// setMaxTimestamp).
+func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code, reason string, c change, maxTS int64) {
 	err := record.ParseHeaderTo(data, h)
 	_, badMagic := err.(*record.MagicError) // ParseHeader's errors are not wrapped
 	switch {
 	case badMagic:
-		return kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error(), false
+		return kerr.InvalidRecord, "produce requests carry record batch v2 only: " + err.Error(), keepBatch, 0
 	case err != nil:
-		return kerr.CorruptMessage, err.Error(), false
+		return kerr.CorruptMessage, err.Error(), keepBatch, 0
 	case len(data) < h.Size():
-		return kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data)), false
+		return kerr.CorruptMessage, fmt.Sprintf("batch announces %d bytes, %d arrived", h.Size(), len(data)), keepBatch, 0
 	case len(data) > h.Size():
-		return kerr.InvalidRecord, "exactly one batch per partition is allowed", false
+		return kerr.InvalidRecord, "exactly one batch per partition is allowed", keepBatch, 0
 	case h.BaseOffset != 0:
-		return kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset), false
+		return kerr.InvalidRecord, fmt.Sprintf("a client batch must have base offset 0, not %d", h.BaseOffset), keepBatch, 0
 	case h.Size() > l.cfg.MaxMessageBytes:
-		return kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes), false
+		return kerr.MessageTooLarge, fmt.Sprintf("batch of %d bytes exceeds max.message.bytes %d", h.Size(), l.cfg.MaxMessageBytes), keepBatch, 0
 	}
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values. The walk reads each record's
-	// offset delta on its way.
-	inOrder, err := l.dec.CheckParsed(h, data)
+	// offset and timestamp deltas on its way.
+	walked, err := l.dec.CheckParsed(h, data)
 	if err != nil {
-		return refusedBatch(err)
+		code, reason := refusedBatch(err)
+		return code, reason, keepBatch, 0
 	}
 	switch {
 	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
-		return kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount), false
+		return kerr.InvalidRecord, fmt.Sprintf("lastOffsetDelta %d does not match recordsCount %d", h.LastOffsetDelta, h.RecordsCount), keepBatch, 0
 	case h.Attributes.Control():
-		return kerr.InvalidRecord, "clients may not send control batches", false
+		return kerr.InvalidRecord, "clients may not send control batches", keepBatch, 0
 	case h.HasProducerID() && h.BaseSequence < 0:
-		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence), false
+		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence), keepBatch, 0
 	}
-	// Kafka's LogValidator.validateMessagesAndAssignOffsetsCompressed
-	// compares each record's offset with the next inner offset (0, 1, 2,
-	// …) and, at the first that differs, gives up assigning offsets in
-	// place. Its uncompressed path (assignOffsetsNonCompressed) does not
-	// look: such a batch is stored as it arrived.
-	return kerr.None, "", !inOrder && h.Attributes.Compression() != record.None
+	switch {
+	case !walked.InOrder && h.Attributes.Compression() != record.None:
+		// Kafka's LogValidator.validateMessagesAndAssignOffsetsCompressed
+		// compares each record's offset with the next inner offset (0, 1,
+		// 2, …) and, at the first that differs, gives up assigning
+		// offsets in place. Its uncompressed path
+		// (assignOffsetsNonCompressed) does not look.
+		return kerr.None, "", rebuildBatch, 0
+	case h.Attributes.LogAppendTime() != logAppendTime || h.MaxTimestamp != walked.MaxTimestamp:
+		// Both paths that keep the batch (assignOffsetsNonCompressed,
+		// and validateMessagesAndAssignOffsetsCompressed assigning in
+		// place) end with batch.setMaxTimestamp(timestampType,
+		// maxTimestamp): the topic's timestamp type and the largest
+		// record timestamp they walked (for a LogAppendTime topic, now),
+		// which DefaultRecordBatch.setMaxTimestamp writes unless the
+		// batch has both already.
+		return kerr.None, "", fixMaxTimestamp, walked.MaxTimestamp
+	}
+	return kerr.None, "", keepBatch, 0
+}
+
+// setMaxTimestamp returns a copy of data, a client batch that passed every
+// check, with the timestamp type and maxTimestamp Kafka's leader writes
+// into the batch it keeps (record.SetMaxTimestamp, as LogValidator calls
+// DefaultRecordBatch.setMaxTimestamp): the topic's type, CreateTime, and
+// maxTS, the largest record timestamp; the attributes as
+// computeAttributes makes them and a new CRC. The client's bytes are left
+// as they are. *h becomes the copy's header, which the producer-state
+// check reads next (its maxTimestamp is the producer's last timestamp), as
+// Kafka's analyzeAndValidateProducerState reads the validated batch.
+func (l *Log) setMaxTimestamp(data []byte, h *record.Header, maxTS int64) []byte {
+	out := append([]byte(nil), data...)
+	record.SetMaxTimestamp(out, logAppendTime, maxTS)
+	if err := record.ParseHeaderTo(out, h); err != nil {
+		panic("a batch that parsed does not parse with a new maxTimestamp: " + err.Error())
+	}
+	return out
 }
 
 // rebuild replaces data, a compressed client batch that passed every check
@@ -155,15 +210,15 @@ func (l *Log) rebuild(data []byte, h *record.Header) ([]byte, kerr.Code, string)
 // refusedBatch is the error a leader answers a batch Decoder.Check refused
 // with. Apart from the rest: errors.As's target escapes, and a produce
 // with nothing wrong must not allocate it.
-func refusedBatch(err error) (kerr.Code, string, bool) {
+func refusedBatch(err error) (kerr.Code, string) {
 	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
 		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
 		// first); then CompressionType.forId throws an
 		// IllegalArgumentException, no ApiException, which
 		// ReplicaManager.appendToLocalLog answers as it does any Throwable.
-		return kerr.UnknownServerError, err.Error(), false
+		return kerr.UnknownServerError, err.Error()
 	}
-	return kerr.CorruptMessage, err.Error(), false
+	return kerr.CorruptMessage, err.Error()
 }
 
 // appendBytes stores data at the log end. A leader stores a copy with its

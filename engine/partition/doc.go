@@ -15,7 +15,10 @@
 // base offset and leader epoch without touching the CRC, except in a
 // compressed batch whose records' offset deltas are not 0, 1, 2, …, which
 // it rebuilds at consecutive offsets with a new CRC, as Kafka's
-// LogValidator does, and stores rebuilt; the LSO is the first unstable
+// LogValidator does, and stores rebuilt, and in a batch whose attributes
+// say LogAppendTime or whose maxTimestamp is not its records' largest
+// timestamp, where it writes CreateTime and that timestamp with a new CRC,
+// as LogValidator's batch.setMaxTimestamp does; the LSO is the first unstable
 // offset (open transactions and completed ones whose marker is not yet
 // below the high watermark) capped by the high watermark; aborted
 // transactions are indexed with their LSO; segment files are the batches

@@ -30,8 +30,9 @@ func (c Config) withDefaults() Config {
 }
 
 // Stored is one batch in the log, with the bytes exactly as stored: base
-// offset and partition leader epoch assigned, CRC untouched (the CRC of
-// the new batch, for one the leader rebuilt: AppendAsLeader). The bytes
+// offset and partition leader epoch assigned, CRC untouched (a new CRC
+// for a batch the leader rebuilt or whose timestamp type and maxTimestamp
+// it set: AppendAsLeader). The bytes
 // are all it keeps: every header field is in their first 61 bytes and
 // stored bytes never change once appended, so the header is read from
 // them, and the log's list of batches holds one slice a batch. A

@@ -507,7 +507,7 @@ func TestValidationAllocatesNothing(t *testing.T) {
 		var h record.Header
 		l.validateClientBatch(data, &h) // the codec's first use may allocate
 		if n := testing.AllocsPerRun(50, func() {
-			if code, reason, _ := l.validateClientBatch(data, &h); code != kerr.None {
+			if code, reason, _, _ := l.validateClientBatch(data, &h); code != kerr.None {
 				t.Fatalf("%v: %v %s", c, code, reason)
 			}
 		}); n != 0 {

@@ -2,9 +2,11 @@ package record
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
+	"math"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -410,6 +412,56 @@ func TestFieldReaders(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: read %d, wrote %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// SetMaxTimestamp is DefaultRecordBatch.setMaxTimestamp: a batch that has
+// the timestamp type and maxTimestamp already is left as it is; otherwise
+// the attributes become what computeAttributes makes (codec,
+// transactional, control and delete-horizon bits, the timestamp type; no
+// other bit), maxTimestamp is written, the CRC is right again, and no
+// other byte changes.
+func TestSetMaxTimestamp(t *testing.T) {
+	for _, attrs := range []Attributes{0, 0x08, 0x13, 0x3c, 0x7c, -0x80, -0x4, 0x0100} {
+		for _, lat := range []bool{false, true} {
+			for _, maxTS := range []int64{ts + 300, ts + 301, -1, math.MinInt64} {
+				b := multiRecordBatch()
+				b.Attributes = attrs
+				in, err := Encode(&b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := bytes.Clone(in)
+				same := (attrs&0x08 != 0) == lat && maxTS == b.MaxTimestamp
+				if changed := SetMaxTimestamp(out, lat, maxTS); changed == same {
+					t.Fatalf("attributes %#x, LogAppendTime %v, maxTimestamp %d: changed %v", uint16(attrs), lat, maxTS, changed)
+				}
+				if same {
+					if !bytes.Equal(in, out) {
+						t.Fatalf("attributes %#x: bytes changed", uint16(attrs))
+					}
+					continue
+				}
+				want := int16(attrs) & 0x77
+				if lat {
+					want |= 0x08
+				}
+				if got := int16(binary.BigEndian.Uint16(out[21:])); got != want {
+					t.Fatalf("attributes %#x, LogAppendTime %v: %#x, want %#x", uint16(attrs), lat, uint16(got), uint16(want))
+				}
+				if got := int64(binary.BigEndian.Uint64(out[35:])); got != maxTS {
+					t.Fatalf("maxTimestamp %d, want %d", got, maxTS)
+				}
+				if crc := crc32.Checksum(out[21:], crc32.MakeTable(crc32.Castagnoli)); binary.BigEndian.Uint32(out[17:]) != crc {
+					t.Fatalf("crc %08x, computed %08x", binary.BigEndian.Uint32(out[17:]), crc)
+				}
+				for i := range in {
+					if in[i] != out[i] && !(i >= 17 && i < 23) && !(i >= 35 && i < 43) {
+						t.Fatalf("byte %d changed", i)
+					}
+				}
+			}
 		}
 	}
 }

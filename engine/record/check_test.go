@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -33,10 +34,31 @@ func sameVerdict(t *testing.T, d *Decoder, data []byte) {
 		t.Fatalf("Check's header %+v, Decode's %+v", h, b.Header)
 	}
 	if derr == nil {
-		if inOrder, _ := d.CheckParsed(&h, data); inOrder != InOrder(b.Records) {
-			t.Fatalf("CheckParsed says the offset deltas are in order: %v; the decoded records: %v\nin %x", inOrder, InOrder(b.Records), data)
+		w, _ := d.CheckParsed(&h, data)
+		if w.InOrder != InOrder(b.Records) {
+			t.Fatalf("CheckParsed says the offset deltas are in order: %v; the decoded records: %v\nin %x", w.InOrder, InOrder(b.Records), data)
+		}
+		if want := maxRecordTimestamp(&b); w.MaxTimestamp != want {
+			t.Fatalf("CheckParsed's maxTimestamp %d, the decoded records' %d\nin %x", w.MaxTimestamp, want, data)
 		}
 	}
+}
+
+// maxRecordTimestamp is the largest of -1 and b's record timestamps, each
+// computed here as DefaultRecord.readFrom does: the batch's maxTimestamp in
+// a LogAppendTime batch, baseTimestamp + delta otherwise.
+func maxRecordTimestamp(b *Batch) int64 {
+	maxTS := int64(-1)
+	for _, r := range b.Records {
+		ts := b.BaseTimestamp + r.TimestampDelta
+		if b.Attributes&0x08 != 0 {
+			ts = b.MaxTimestamp
+		}
+		if ts > maxTS {
+			maxTS = ts
+		}
+	}
+	return maxTS
 }
 
 // withFreshCRC returns data with the CRC its bytes deserve, when it holds a
@@ -134,9 +156,10 @@ func TestCheckAgreesWithDecode(t *testing.T) {
 }
 
 // Check and Decode agree on any bytes, their CRC as given or made right,
-// on the verdict and on whether the offset deltas are in order; and a
-// batch that decodes, renumbered as a leader rebuilds it, is a valid batch
-// of the same records in order.
+// on the verdict, on whether the offset deltas are in order and on the
+// largest record timestamp (sameVerdict); and a batch that decodes,
+// renumbered as a leader rebuilds it, is a valid batch of the same records
+// in order.
 func FuzzCheck(f *testing.F) {
 	addBatchSeeds(f)
 	for _, c := range []Compression{None, Gzip, Snappy, LZ4, Zstd} {
@@ -144,6 +167,25 @@ func FuzzCheck(f *testing.F) {
 		b.Attributes = b.Attributes.WithCompression(c)
 		b.Records[0].OffsetDelta, b.Records[2].OffsetDelta = 2, 0
 		enc, _ := Encode(&b)
+		f.Add(enc)
+		// Records framed alike, their timestamp deltas rising, one
+		// falling; then the same as LogAppendTime, and from a base
+		// timestamp the deltas carry past the int64 range.
+		b = multiRecordBatch()
+		b.Attributes = b.Attributes.WithCompression(c)
+		b.Records = b.Records[:0]
+		for i := range 12 {
+			b.Records = append(b.Records, Record{TimestampDelta: int64(i/3 - i/11*9), OffsetDelta: int32(i), Value: []byte("value")})
+		}
+		b.RecordsCount, b.LastOffsetDelta = 12, 11
+		enc, _ = Encode(&b)
+		f.Add(enc)
+		b.Attributes |= LogAppendTimeFlag
+		enc, _ = Encode(&b)
+		f.Add(enc)
+		b.Attributes &^= LogAppendTimeFlag
+		b.BaseTimestamp = math.MaxInt64 - 2
+		enc, _ = Encode(&b)
 		f.Add(enc)
 	}
 	var d Decoder
@@ -183,8 +225,8 @@ func renumberedIsValid(t *testing.T, d *Decoder, b *Batch) {
 	if err != nil {
 		t.Fatalf("the renumbered batch does not decode: %v", err)
 	}
-	if inOrder, err := d.CheckParsed(&got.Header, enc); err != nil || !inOrder || !InOrder(got.Records) {
-		t.Fatalf("the renumbered batch: %v, in order %v", err, inOrder)
+	if w, err := d.CheckParsed(&got.Header, enc); err != nil || !w.InOrder || !InOrder(got.Records) || w.MaxTimestamp != got.MaxTimestamp {
+		t.Fatalf("the renumbered batch: %v, walked %+v, maxTimestamp %d", err, w, got.MaxTimestamp)
 	}
 	n := int32(len(before.Records))
 	wantAttrs := Attributes(0).WithCompression(before.Attributes.Compression()) | before.Attributes&TransactionalFlag
@@ -270,8 +312,8 @@ func TestCheckMixedRecords(t *testing.T) {
 		// A good batch is walked, not decoded in full after the walk
 		// gave up on it, and the walk tells whether its offset deltas
 		// are 0, 1, 2, … as the decoded records do.
-		if ok, inOrder := walkRecords(enc[HeaderSize:], n); !ok || inOrder != InOrder(b.Records) {
-			t.Fatalf("the walk of a good batch of %d records: ok %v, in order %v", n, ok, inOrder)
+		if ok, inOrder, maxTS := walkRecords(enc[HeaderSize:], n, b.BaseTimestamp); !ok || inOrder != InOrder(b.Records) || maxTS != maxRecordTimestamp(&b) {
+			t.Fatalf("the walk of a good batch of %d records: ok %v, in order %v, max timestamp %d", n, ok, inOrder, maxTS)
 		}
 		c := append([]byte(nil), enc...)
 		i := HeaderSize + rng.IntN(min(len(c)-HeaderSize, 64))
@@ -436,13 +478,103 @@ func TestWalkReadsOffsetDeltas(t *testing.T) {
 						t.Fatal(err)
 					}
 					want := edit == "in order" || (edit == "zero" && at == 0)
-					ok, inOrder := walkRecords(enc[HeaderSize:], n)
+					ok, inOrder, _ := walkRecords(enc[HeaderSize:], n, 0)
 					if !ok || inOrder != want || InOrder(c.Records) != want {
 						t.Fatalf("%d %s records, %s at %d: walk ok %v, in order %v, want %v", n, shape, edit, at, ok, inOrder, want)
 					}
 					h, _ := ParseHeader(enc)
-					if got, err := d.CheckParsed(&h, enc); err != nil || got != want {
-						t.Fatalf("%d %s records, %s at %d: CheckParsed %v, %v", n, shape, edit, at, got, err)
+					if got, err := d.CheckParsed(&h, enc); err != nil || got.InOrder != want {
+						t.Fatalf("%d %s records, %s at %d: CheckParsed %+v, %v", n, shape, edit, at, got, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The walk reads every record's timestamp delta, whichever of its paths a
+// record takes: records framed alike with the delta of the record before,
+// framed alike with a delta of their own (one, two or three bytes), walked
+// in full, and the others. The largest timestamp is the decoded records'
+// wherever the largest delta is, above or below the others, however long,
+// and with a base timestamp that the deltas carry past the int64 range
+// (Java's long addition wraps, as Go's does); in a LogAppendTime batch it
+// is the batch's maxTimestamp.
+func TestWalkReadsTimestampDeltas(t *testing.T) {
+	var d Decoder
+	for _, n := range []int{1, 2, 3, 70, 200, 13000} {
+		for _, shape := range []string{"same", "rising", "rising by 100", "ts of 2 bytes", "ts of 3 bytes", "falling", "headers", "plain"} {
+			b := Batch{Header: Header{PartitionLeaderEpoch: -1, Magic: 2, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1,
+				BaseTimestamp: ts, MaxTimestamp: ts, RecordsCount: int32(n), LastOffsetDelta: int32(n - 1)}}
+			for i := range n {
+				r := Record{OffsetDelta: int32(i), Value: make([]byte, 40)}
+				switch shape {
+				case "rising":
+					r.TimestampDelta = int64(i) % 60
+				case "rising by 100":
+					r.TimestampDelta = int64(i) * 100
+				case "ts of 2 bytes":
+					r.TimestampDelta = 100 + int64(i)%3
+				case "ts of 3 bytes":
+					r.TimestampDelta = 1<<15 + int64(i)%5
+				case "falling":
+					r.TimestampDelta = -int64(i)
+				case "headers":
+					r.TimestampDelta, r.Headers = int64(i%7), []RecordHeader{{Key: "h"}}
+				case "plain": // framed unlike the record before
+					r.TimestampDelta, r.Value = int64(i%3)*5000, make([]byte, 30+i%2*100)
+				}
+				b.Records = append(b.Records, r)
+			}
+			for _, at := range []int{0, 1, n / 2, 63, 64, 8191, 8192, n - 2, n - 1} {
+				for _, edit := range []string{"as is", "one above all", "one below all", "2 bytes more", "10 bytes", "negative", "wraps"} {
+					if at < 0 || at >= n {
+						continue
+					}
+					c := b
+					c.Records = append([]Record(nil), b.Records...)
+					hi, lo := c.Records[0].TimestampDelta, c.Records[0].TimestampDelta
+					for _, r := range c.Records {
+						hi, lo = max(hi, r.TimestampDelta), min(lo, r.TimestampDelta)
+					}
+					r := &c.Records[at]
+					switch edit {
+					case "one above all":
+						r.TimestampDelta = hi + 1
+					case "one below all":
+						r.TimestampDelta = lo - 1
+					case "2 bytes more":
+						r.TimestampDelta = hi + 1<<14
+					case "10 bytes":
+						r.TimestampDelta = -1 << 63
+					case "negative":
+						r.TimestampDelta = -ts - 5
+					case "wraps": // base + hi is past MaxInt64, base + the others not
+						c.BaseTimestamp = math.MaxInt64 - hi
+						r.TimestampDelta = hi + 1
+					}
+					enc, err := Encode(&c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := maxRecordTimestamp(&c)
+					ok, _, maxTS := walkRecords(enc[HeaderSize:], n, c.BaseTimestamp)
+					if !ok || maxTS != want {
+						t.Fatalf("%d %s records, %s at %d: walk ok %v, max timestamp %d, want %d", n, shape, edit, at, ok, maxTS, want)
+					}
+					h, _ := ParseHeader(enc)
+					if w, err := d.CheckParsed(&h, enc); err != nil || w.MaxTimestamp != want {
+						t.Fatalf("%d %s records, %s at %d: CheckParsed %+v, %v, want max timestamp %d", n, shape, edit, at, w, err, want)
+					}
+					// LogAppendTime: every record reads the header's maxTimestamp.
+					c.Attributes |= LogAppendTimeFlag
+					for _, m := range []int64{ts + 7, -1, -9} {
+						c.MaxTimestamp = m
+						enc, _ := Encode(&c)
+						h, _ := ParseHeader(enc)
+						if w, err := d.CheckParsed(&h, enc); err != nil || w.MaxTimestamp != max(m, -1) || maxRecordTimestamp(&c) != max(m, -1) {
+							t.Fatalf("%d %s records, %s at %d, LogAppendTime, maxTimestamp %d: CheckParsed %+v, %v", n, shape, edit, at, m, w, err)
+						}
 					}
 				}
 			}

@@ -268,5 +268,27 @@ func SetPartitionLeaderEpoch(b []byte, epoch int32) {
 	binary.BigEndian.PutUint32(b[PartitionLeaderEpochOffset:], uint32(epoch))
 }
 
+// SetMaxTimestamp is Kafka's DefaultRecordBatch.setMaxTimestamp on b, one
+// encoded batch and nothing after it: if b's timestamp type (LogAppendTime
+// or not) and maxTimestamp are already these, it changes nothing;
+// otherwise it writes the attributes computeAttributes makes of b's codec,
+// transactional, control and delete-horizon bits and the timestamp type
+// (any other bit of b's is not kept), writes maxTimestamp and computes the
+// CRC again. It reports whether b changed.
+func SetMaxTimestamp(b []byte, logAppendTime bool, maxTimestamp int64) bool {
+	a := AttributesOf(b)
+	if a.LogAppendTime() == logAppendTime && int64(binary.BigEndian.Uint64(b[MaxTimestampOffset:])) == maxTimestamp {
+		return false
+	}
+	a &= CompressionMask | TransactionalFlag | ControlFlag | DeleteHorizonFlag
+	if logAppendTime {
+		a |= LogAppendTimeFlag
+	}
+	binary.BigEndian.PutUint16(b[AttributesOffset:], uint16(a))
+	binary.BigEndian.PutUint64(b[MaxTimestampOffset:], uint64(maxTimestamp))
+	binary.BigEndian.PutUint32(b[CRCOffset:], ComputeCRC(b))
+	return true
+}
+
 // ComputeCRC is the CRC-32C of bytes [21, end) of an encoded batch.
 func ComputeCRC(batch []byte) uint32 { return wire.CRC32C(batch[AttributesOffset:]) }
