@@ -135,6 +135,12 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 		return kerr.InvalidRecord, "clients may not send control batches", keepBatch, 0
 	case h.HasProducerID() && h.BaseSequence < 0:
 		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence), keepBatch, 0
+	case !logAppendTime && h.Attributes.LogAppendTime() && h.MaxTimestamp == -1:
+		// LogValidator.validateTimestamp, record by record: on a
+		// CreateTime topic a record without a timestamp (-1) is let
+		// through unless its batch says LogAppendTime, and every record of
+		// such a batch reads the batch's maxTimestamp.
+		return kerr.InvalidTimestamp, "a batch flagged LogAppendTime with maxTimestamp -1 on a CreateTime topic: producer should not set timestamp type to LogAppendTime", keepBatch, 0
 	}
 	switch {
 	case !walked.InOrder && h.Attributes.Compression() != record.None:

@@ -136,6 +136,7 @@ func TestClientBatchValidation(t *testing.T) {
 		// UnifiedLog.analyzeAndValidateRecords checks the CRC, then asks
 		// CompressionType.forId, whose IllegalArgumentException is no
 		// ApiException: ReplicaManager answers UNKNOWN_SERVER_ERROR.
+		{"LogAppendTime and no timestamp", edit(func(b *record.Batch) { b.Attributes |= record.LogAppendTimeFlag; b.MaxTimestamp = -1 }), Config{}, kerr.InvalidTimestamp},
 		{"codec 5", codec(5, true), Config{}, kerr.UnknownServerError},
 		{"codec 7", codec(7, true), Config{}, kerr.UnknownServerError},
 		{"codec 6 and a stale crc", codec(6, false), Config{}, kerr.CorruptMessage},

@@ -73,12 +73,11 @@ type Attributes int16
 
 // Attribute bits (RecordBatch.java).
 const (
-	CompressionMask     Attributes = 0x07
-	LogAppendTimeFlag   Attributes = 0x08
-	TransactionalFlag   Attributes = 0x10
-	ControlFlag         Attributes = 0x20
-	DeleteHorizonFlag   Attributes = 0x40
-	knownAttributesMask            = CompressionMask | LogAppendTimeFlag | TransactionalFlag | ControlFlag | DeleteHorizonFlag
+	CompressionMask   Attributes = 0x07
+	LogAppendTimeFlag Attributes = 0x08
+	TransactionalFlag Attributes = 0x10
+	ControlFlag       Attributes = 0x20
+	DeleteHorizonFlag Attributes = 0x40
 )
 
 // Compression returns the codec bits.
