@@ -125,8 +125,9 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// offset and timestamp deltas on its way.
 	walked, err := l.dec.CheckParsed(h, data)
 	if err != nil {
-		code, reason := refusedBatch(err)
-		return code, reason, keepBatch, 0
+		if code, reason, early := refusedBatch(err); early {
+			return code, reason, keepBatch, 0
+		}
 	}
 	switch {
 	case h.RecordsCount <= 0 || h.LastOffsetDelta+1 != h.RecordsCount:
@@ -135,6 +136,11 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 		return kerr.InvalidRecord, "clients may not send control batches", keepBatch, 0
 	case h.HasProducerID() && h.BaseSequence < 0:
 		return kerr.InvalidRecord, fmt.Sprintf("producer id %d with base sequence %d", h.ProducerID, h.BaseSequence), keepBatch, 0
+	case err != nil:
+		// The records, which LogValidator reads only after the checks of
+		// the batch above (validateBatch).
+		code, reason, _ := refusedBatch(err)
+		return code, reason, keepBatch, 0
 	case !logAppendTime && h.Attributes.LogAppendTime() && h.MaxTimestamp == -1:
 		// LogValidator.validateTimestamp, record by record: on a
 		// CreateTime topic a record without a timestamp (-1) is let
@@ -214,17 +220,36 @@ func (l *Log) rebuild(data []byte, h *record.Header) ([]byte, kerr.Code, string)
 }
 
 // refusedBatch is the error a leader answers a batch Decoder.Check refused
-// with. Apart from the rest: errors.As's target escapes, and a produce
-// with nothing wrong must not allocate it.
-func refusedBatch(err error) (kerr.Code, string) {
-	if unknown := (*record.UnknownCompressionError)(nil); errors.As(err, &unknown) {
-		// The CRC held (UnifiedLog.analyzeAndValidateRecords checks it
-		// first); then CompressionType.forId throws an
-		// IllegalArgumentException, no ApiException, which
-		// ReplicaManager.appendToLocalLog answers as it does any Throwable.
-		return kerr.UnknownServerError, err.Error()
+// with, as Kafka's broker answers the exception it meets: early says that
+// it meets it before LogValidator's checks of the batch (UnifiedLog's
+// analyzeAndValidateRecords checks the CRC, then asks the codec). Apart
+// from the rest: errors.As's targets escape, and a produce with nothing
+// wrong must not allocate them.
+func refusedBatch(err error) (code kerr.Code, reason string, early bool) {
+	var (
+		unknown *record.UnknownCompressionError
+		corrupt *record.CorruptError
+	)
+	switch {
+	case errors.As(err, &unknown):
+		// CompressionType.forId throws an IllegalArgumentException, no
+		// ApiException, which ReplicaManager.appendToLocalLog answers as
+		// it does any Throwable.
+		return kerr.UnknownServerError, err.Error(), true
+	case errors.As(err, &corrupt) && corrupt.Stream:
+		// DefaultRecordBatch's StreamRecordIterator turns the codec's
+		// IOException into a KafkaException, no ApiException either.
+		return kerr.UnknownServerError, err.Error(), false
+	case errors.As(err, &corrupt):
+		// DefaultRecord.readFrom and the batch's record iterator throw
+		// InvalidRecordException: invalid record structure, a premature
+		// end, records still remaining.
+		return kerr.InvalidRecord, err.Error(), false
 	}
-	return kerr.CorruptMessage, err.Error()
+	// The CRC (CorruptRecordException), or a record area over eoslab's own
+	// limit on what it decompresses (record.MaxRecordsSize).
+	var tooLarge *record.RecordsTooLargeError
+	return kerr.CorruptMessage, err.Error(), !errors.As(err, &tooLarge)
 }
 
 // appendBytes stores data at the log end. A leader stores a copy with its

@@ -118,12 +118,29 @@ func TestClientBatchValidation(t *testing.T) {
 		}
 		return b
 	}
+	resealed := func(b []byte, f func(b []byte)) []byte { // changed, with the CRC its bytes deserve
+		b = append([]byte(nil), b...)
+		f(b)
+		binary.BigEndian.PutUint32(b[17:], record.ComputeCRC(b))
+		return b
+	}
+	badRecord := resealed(good, func(b []byte) { b[record.HeaderSize] = 0x7e }) // the first record's length: 63 bytes
+	gz := edit(func(b *record.Batch) { b.Attributes = b.Attributes.WithCompression(record.Gzip) })
+	badStream := resealed(gz, func(b []byte) { b[record.HeaderSize] = 0 }) // gzip's magic number
+	badCount := resealed(badStream, func(b []byte) { binary.BigEndian.PutUint32(b[57:], 5) })
 	cases := []struct {
 		name string
 		in   []byte
 		cfg  Config
 		want kerr.Code
 	}{
+		// LogValidator reads the records after its checks of the batch:
+		// records that do not parse are an InvalidRecordException, records
+		// that do not decompress a KafkaException (no ApiException).
+		{"a record that does not parse", badRecord, Config{}, kerr.InvalidRecord},
+		{"records that do not decompress", badStream, Config{}, kerr.UnknownServerError},
+		{"a count mismatch before records that do not decompress", badCount, Config{}, kerr.InvalidRecord},
+		{"a crc mismatch before a count mismatch", append(badCount[:len(badCount)-1:len(badCount)-1], badCount[len(badCount)-1]^1), Config{}, kerr.CorruptMessage},
 		{"base offset not 0", edit(func(b *record.Batch) { b.BaseOffset = 5 }), Config{}, kerr.InvalidRecord},
 		{"crc mismatch", corrupt, Config{}, kerr.CorruptMessage},
 		{"too large", good, Config{MaxMessageBytes: 64}, kerr.MessageTooLarge},

@@ -199,7 +199,7 @@ func decompressError(c Compression, err error) error {
 	if errors.As(err, &unknown) || errors.As(err, &tooLarge) {
 		return err
 	}
-	return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err)}
+	return &CorruptError{Offset: HeaderSize, Reason: fmt.Sprintf("%s records: %v", c, err), Stream: true}
 }
 
 func decodeRecord(r *wire.Reader, rec *Record) error {

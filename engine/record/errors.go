@@ -33,6 +33,10 @@ func (e *CRCError) Error() string {
 type CorruptError struct {
 	Offset int
 	Reason string
+	// Stream is set when the compressed records did not decompress (Kafka:
+	// a KafkaException, "Failed to decompress record stream"), rather
+	// than decompressing to records that do not parse.
+	Stream bool
 }
 
 func (e *CorruptError) Error() string {
