@@ -815,7 +815,10 @@ func Serve(ctx context.Context, cfg Config, eng Engine) error {
 // default three brokers with the topic given, and transaction version 1
 // (see sim.ServedAPIs).
 func Cluster(topic string, partitions int) *script.Cluster {
-	c, err := script.ParseLine(fmt.Sprintf("cluster topic=%s partitions=%d transaction.version=1", topic, partitions))
+	// broker.latency.ms=0: the brokers are in one process, as brokers on
+	// one host, whose replication crosses in microseconds: an acks=all
+	// produce is answered in the millisecond it arrives, as by Kafka there.
+	c, err := script.ParseLine(fmt.Sprintf("cluster topic=%s partitions=%d transaction.version=1 broker.latency.ms=0", topic, partitions))
 	if err != nil {
 		panic(err) // callers validate topic and partitions first
 	}

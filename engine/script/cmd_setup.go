@@ -15,19 +15,23 @@ type Cluster struct {
 	ProducerIDStart    int // where the controller's first producer-id block starts
 	TxnMaxTimeoutMs    int // the brokers' transaction.max.timeout.ms
 	Topic              string
+	// BrokerLatencyMs is how long a message between two brokers spends on
+	// the wire (replication, markers), when LatencyGiven: 0 is a value.
+	BrokerLatencyMs int
+	LatencyGiven    bool
 }
 
 func (c *Cluster) Position() Pos { return c.At }
 func (c *Cluster) Verb() string  { return "cluster" }
 
 // clusterKeys is also the canonical order Format writes them in.
-var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start", "transaction.max.timeout.ms"}
+var clusterKeys = []string{"brokers", "topic", "partitions", "rf", "min.insync", "transaction.version", "segment.bytes", "producer.id.start", "transaction.max.timeout.ms", "broker.latency.ms"}
 
 // clusterLimits are the limits of the numeric cluster keys.
 var clusterLimits = map[string]limitID{
 	"brokers": limBrokers, "partitions": limPartitions, "rf": limRF, "min.insync": limMinInsync,
 	"transaction.version": limTxnVersion, "segment.bytes": limSegmentBytes, "producer.id.start": limProducerIDStart,
-	"transaction.max.timeout.ms": limTxnMaxTimeout,
+	"transaction.max.timeout.ms": limTxnMaxTimeout, "broker.latency.ms": limBrokerLatency,
 }
 
 // intField maps a numeric cluster key to its field, so parsing and
@@ -50,6 +54,8 @@ func (c *Cluster) intField(key string) *int {
 		return &c.ProducerIDStart
 	case "transaction.max.timeout.ms":
 		return &c.TxnMaxTimeoutMs
+	case "broker.latency.ms":
+		return &c.BrokerLatencyMs
 	}
 	return nil
 }
@@ -79,6 +85,7 @@ func parseCluster(l *cmdLine) (Command, *Error) {
 				return nil, err
 			}
 			*c.intField(t.key) = n
+			c.LatencyGiven = c.LatencyGiven || t.key == "broker.latency.ms"
 		}
 	}
 	return c, nil
@@ -90,7 +97,7 @@ func (c *Cluster) formatArgs(w *words) {
 			if c.Topic != "" {
 				w.kv(key, c.Topic)
 			}
-		} else if n := *c.intField(key); n != 0 {
+		} else if n := *c.intField(key); n != 0 || key == "broker.latency.ms" && c.LatencyGiven {
 			w.num(key, int64(n))
 		}
 	}

@@ -55,7 +55,7 @@ func TestParseErrors(t *testing.T) {
 		{"lose request p1 orders-0", "t.eos:1:25: lose request: missing seq=N after orders-0 " + loseUsage},
 		{"cluster brokers=3 brokers=4", `t.eos:1:19: cluster: duplicate key "brokers" (first given at column 9)`},
 		{"cluster broker=3", clusterErr + `unknown key "broker", did you mean "brokers"?`},
-		{"cluster colour=red", clusterErr + `unknown key "colour" (known: brokers, topic, partitions, rf, min.insync, transaction.version, segment.bytes, producer.id.start, transaction.max.timeout.ms)`},
+		{"cluster colour=red", clusterErr + `unknown key "colour" (known: brokers, topic, partitions, rf, min.insync, transaction.version, segment.bytes, producer.id.start, transaction.max.timeout.ms, broker.latency.ms)`},
 		{"cluster transaction.version=3", clusterErr + `transaction.version must be 1 or 2, got "3"`},
 		{"cluster rf=0", clusterErr + `rf must be a positive integer, got "0"`},
 		{"cluster brokers=99999999999", clusterErr + `brokers must be at most 9 (every broker must fit on the lab's screen), got "99999999999"`},

@@ -139,6 +139,9 @@ func checkLimits(t *testing.T, c Command) {
 		optional(limSegmentBytes, c.SegmentBytes)
 		optional(limProducerIDStart, c.ProducerIDStart)
 		optional(limTxnMaxTimeout, c.TxnMaxTimeoutMs)
+		if c.LatencyGiven {
+			in(limBrokerLatency, int64(c.BrokerLatencyMs))
+		}
 	case *RestartBroker:
 		in(limBrokerID, int64(c.ID))
 	case *KillBroker:

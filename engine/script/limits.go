@@ -36,6 +36,7 @@ const (
 	limSegmentBytes
 	limProducerIDStart
 	limTxnMaxTimeout
+	limBrokerLatency
 	limBrokerID
 	limMaxPoll
 	limStartOffset
@@ -77,6 +78,7 @@ var limitTable = [numLimits]Limit{
 	limSegmentBytes:    {What: "cluster segment.bytes=", Min: 14, Max: 1 << 30, Why: "Kafka's default, 1 GiB, is more than a lab fills"},
 	limProducerIDStart: {What: "cluster producer.id.start=", Min: 1, Max: math.MaxInt32, Why: "well inside Kafka's int64 producer ids"},
 	limTxnMaxTimeout:   {What: "cluster transaction.max.timeout.ms=", Min: 1, Max: math.MaxInt32, Why: "the broker's int config, at least 1 as Kafka requires"},
+	limBrokerLatency:   {What: "cluster broker.latency.ms=", Min: 0, Max: 1000, Why: "a second between two brokers is already a network in trouble"},
 	limBrokerID:        {What: "broker ID", Min: 1, Max: maxBrokers, Why: "a cluster has at most 9 brokers, numbered from 1"},
 	limMaxPollInterval: {What: "consumer max.poll.interval.ms=", Min: 1, Max: math.MaxInt32, Why: "the consumer's int setting"},
 	limStartOffset:     {What: "transactions abort start-offset=", Min: 0, Max: math.MaxInt64, Why: "an int64 offset"},

@@ -26,6 +26,7 @@ var limitUse = map[limitID][]string{
 	limSegmentBytes:    {"cluster segment.bytes=%s"},
 	limProducerIDStart: {"cluster producer.id.start=%s"},
 	limTxnMaxTimeout:   {"cluster transaction.max.timeout.ms=%s"},
+	limBrokerLatency:   {"cluster broker.latency.ms=%s"},
 	limBrokerID:        {"restart broker %s", "kill broker %s", "reset connection p1 %s"},
 	limMaxPoll:         {"consumer c1 read_committed orders-0 max.poll.records=%s"},
 	limStartOffset:     {"transactions abort orders-0 start-offset=%s"},

@@ -19,7 +19,7 @@ type verbSpec struct {
 // first word alone is then not a verb. Order matters only for help output
 // and for breaking ties between equally near suggestions.
 var verbTable = []verbSpec{
-	{Usage{"cluster", "cluster [brokers=N] [topic=NAME] [partitions=N] [rf=N] [min.insync=N] [transaction.version=1|2] [segment.bytes=N] [producer.id.start=N] [transaction.max.timeout.ms=N]",
+	{Usage{"cluster", "cluster [brokers=N] [topic=NAME] [partitions=N] [rf=N] [min.insync=N] [transaction.version=1|2] [segment.bytes=N] [producer.id.start=N] [transaction.max.timeout.ms=N] [broker.latency.ms=N]",
 		"create the cluster and its topic"}, parseCluster},
 	{Usage{"feature", "feature transaction.version=1|2",
 		"upgrade or downgrade the cluster's finalized transaction.version (kafka-features.sh)"}, parseFeature},

@@ -330,6 +330,9 @@ func (w *World) applyCluster(c *script.Cluster) error {
 	if c.TxnMaxTimeoutMs != 0 {
 		cfg.TxnMaxTimeoutMs = int32(c.TxnMaxTimeoutMs)
 	}
+	if c.LatencyGiven {
+		cfg.BrokerLatencyMs = c.BrokerLatencyMs
+	}
 	if cfg.RF > cfg.Brokers {
 		return fmt.Errorf("rf=%d needs at least %d brokers, the cluster has %d", cfg.RF, cfg.RF, cfg.Brokers)
 	}

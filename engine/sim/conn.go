@@ -389,7 +389,11 @@ func (w *World) closeConn(c *connection, kind closeKind, why string) {
 		}
 	case closedByBroker, closedByRefusal:
 		// The close travels behind what the broker had already sent.
-		w.notifyClosed(c, max(w.now+LatencyMs, c.due[toOpener]))
+		lat := int64(LatencyMs)
+		if c.ext == nil {
+			lat = w.wireMs(c)
+		}
+		w.notifyClosed(c, max(w.now+lat, c.due[toOpener]))
 	}
 	w.maybeForget(c)
 }

@@ -224,7 +224,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	f := &it.fl
 	m := &f.m
 	m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = id, from, to, w.now, c.id, replyTo, body
-	f.due, f.cn, f.dir = w.now+wireMs(c), c, dir
+	f.due, f.cn, f.dir = w.now+w.wireMs(c), c, dir
 	if to.Client != "" {
 		f.to = c.slot
 	}

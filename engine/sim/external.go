@@ -336,10 +336,15 @@ func (w *World) sendExternal(x *extConn, xr *extReq, body msg.Body) {
 // socket the request already crossed when it arrived (and the answer
 // crosses after it is sent): there the broker reads a request the moment
 // it arrives, and an answer is on its way out as soon as it is sent. Faults
-// still act on those messages (a delay holds them DelayMs).
-func wireMs(c *connection) int64 {
-	if c.ext != nil {
+// still act on those messages (a delay holds them DelayMs). Between two
+// brokers (a follower's fetches, a coordinator's markers) it is the
+// cluster's broker.latency.ms.
+func (w *World) wireMs(c *connection) int64 {
+	switch {
+	case c.ext != nil:
 		return 0
+	case c.key.opener.Broker > 0:
+		return int64(w.cluster.BrokerLatencyMs)
 	}
 	return LatencyMs
 }

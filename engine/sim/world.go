@@ -49,11 +49,14 @@ type ClusterConfig struct {
 	SegmentBytes       int
 	ProducerIDStart    int64
 	TxnMaxTimeoutMs    int32 // transaction.max.timeout.ms (0: Kafka's 900000)
+	// BrokerLatencyMs is the time a message between two brokers spends on
+	// the wire (LatencyMs unless the cluster command says otherwise).
+	BrokerLatencyMs int
 }
 
 // DefaultCluster: 3 brokers, topic orders with 3 partitions, RF 3, min ISR 2.
 func DefaultCluster() ClusterConfig {
-	return ClusterConfig{Brokers: 3, Topic: "orders", Partitions: 3, RF: 3, MinInsync: 2, TransactionVersion: 2}
+	return ClusterConfig{Brokers: 3, Topic: "orders", Partitions: 3, RF: 3, MinInsync: 2, TransactionVersion: 2, BrokerLatencyMs: LatencyMs}
 }
 
 // partMeta is the controller's record of a partition.

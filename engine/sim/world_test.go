@@ -305,3 +305,31 @@ func TestKeepTraceOff(t *testing.T) {
 		}
 	}
 }
+
+// broker.latency.ms is the wire time between two brokers only: with 0 (as
+// eoslab serve sets it) an acks=all produce is acknowledged as soon as the
+// producer's own hops allow, the followers' fetches crossing at once;
+// with the default the replication's hops take a millisecond each.
+func TestBrokerLatency(t *testing.T) {
+	for _, c := range []struct {
+		cluster string
+		ackMs   int64
+	}{
+		// The producer's InitProducerId, its Produce and the answers take
+		// 4 ms on its 1 ms hops; the replication that moves the high
+		// watermark, three hops between brokers.
+		{"cluster", 4 + 3},
+		{"cluster broker.latency.ms=1", 4 + 3},
+		{"cluster broker.latency.ms=0", 4},
+		{"cluster broker.latency.ms=5", 4 + 3*5},
+	} {
+		w := playScript(t, c.cluster+"\nproducer p1 acks=all\nsend p1 orders-0 1\nrun")
+		sent, acked := eventsOf(w, "producer.enqueue"), eventsOf(w, "producer.ack")
+		if len(sent) != 1 || len(acked) != 1 || acked[0].TimeMs-sent[0].TimeMs != c.ackMs {
+			t.Fatalf("%s: %d sent, %d acked, after %d ms; want %d ms", c.cluster, len(sent), len(acked), acked[0].TimeMs-sent[0].TimeMs, c.ackMs)
+		}
+		if hw := w.Snapshot().Partitions[0].HighWatermark; hw != 1 {
+			t.Fatalf("%s: high watermark %d", c.cluster, hw)
+		}
+	}
+}
