@@ -47,8 +47,9 @@ func sessionFrom(rng intner, ops int) []script.Command {
 		brokers = 1 + rng.IntN(4)
 		rf := 1 + rng.IntN(brokers)
 		partitions = 1 + rng.IntN(3)
-		lines = append(lines, fmt.Sprintf("cluster brokers=%d rf=%d partitions=%d min.insync=%d transaction.version=%d",
-			brokers, rf, partitions, 1+rng.IntN(rf), 1+rng.IntN(2)))
+		// broker.latency.ms 0 (eoslab serve's: replication at once) or 1.
+		lines = append(lines, fmt.Sprintf("cluster brokers=%d rf=%d partitions=%d min.insync=%d transaction.version=%d broker.latency.ms=%d",
+			brokers, rf, partitions, 1+rng.IntN(rf), 1+rng.IntN(2), rng.IntN(2)))
 	}
 	lines = append(lines, "producer p1", "producer p2 plain", "producer p3 acks=1",
 		"producer t1 transactional=tx1 request.timeout.ms=5000 delivery.timeout.ms=10000",
