@@ -33,10 +33,14 @@ func kafkaPython(t *testing.T) string {
 // kafkaPythonScript produces ten records to each partition with acks=all,
 // then a group consumer reads them from the earliest offset and commits;
 // a second consumer of the group finds nothing left to read. It prints
-// "partition:offset:value" for each record read, then "again:N".
+// "partition:offset:value" for each record read, then "again:N". Its
+// admin client lists the groups and describes the group while the first
+// consumer is in it and once it has left (ListGroups, DescribeGroups):
+// "groups:…", "describe:…" with the member's client id, subscription and
+// assignment, and "after:…".
 const kafkaPythonScript = `
 import sys
-from kafka import KafkaProducer, KafkaConsumer
+from kafka import KafkaProducer, KafkaConsumer, KafkaAdminClient
 broker = sys.argv[1]
 p = KafkaProducer(bootstrap_servers=broker, acks="all", client_id="py-shop")
 for part in range(3):
@@ -51,7 +55,17 @@ c = group(4000)
 for m in c:
     print("%d:%d:%s" % (m.partition, m.offset, m.value.decode()))
 c.commit()
+a = KafkaAdminClient(bootstrap_servers=broker, client_id="py-admin")
+print("groups:" + ",".join(sorted(g for g, _ in a.list_consumer_groups())))
+for d in a.describe_consumer_groups(["py-group"]):
+    for m in d.members:
+        print("describe:%s:%s:%s:%s:%s:%s" % (d.state, d.protocol_type, d.protocol, m.client_id,
+              ",".join(m.member_metadata.subscription),
+              ",".join("%s-%s" % (t, "+".join(str(p) for p in ps)) for t, ps in m.member_assignment.assignment)))
 c.close()
+for d in a.describe_consumer_groups(["py-group"]):
+    print("after:%s:%d" % (d.state, len(d.members)))
+a.close()
 c = group(2500)
 print("again:%d" % len(list(c)))
 c.close()
@@ -71,9 +85,14 @@ func TestKafkaPythonProduceConsume(t *testing.T) {
 	}
 	read := map[string][]string{}
 	again := ""
+	admin := map[string]string{}
 	for _, line := range strings.Fields(string(out)) {
 		if n, ok := strings.CutPrefix(line, "again:"); ok {
 			again = n
+			continue
+		}
+		if kind, rest, _ := strings.Cut(line, ":"); kind == "groups" || kind == "describe" || kind == "after" {
+			admin[kind] = rest
 			continue
 		}
 		part, rest, _ := strings.Cut(line, ":")
@@ -90,6 +109,15 @@ func TestKafkaPythonProduceConsume(t *testing.T) {
 	}
 	if again != "0" {
 		t.Errorf("the group's next member read %q records, want 0 after the commit\n%s", again, out)
+	}
+	for kind, want := range map[string]string{
+		"groups":   "py-group",
+		"describe": "Stable:consumer:range:py-reader:orders:orders-0+1+2",
+		"after":    "Empty:0",
+	} {
+		if admin[kind] != want {
+			t.Errorf("kafka-python's admin client, %s: %q, want %q\n%s", kind, admin[kind], want, out)
+		}
 	}
 	s.Do(func(e Engine) {
 		snap := e.World().Snapshot()

@@ -94,6 +94,10 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 		return w.heartbeat(broker, q)
 	case *kmsg.LeaveGroupRequest:
 		return w.leaveGroup(broker, q)
+	case *kmsg.DescribeGroupsRequest:
+		return w.describeGroups(broker, q)
+	case *kmsg.ListGroupsRequest:
+		return w.listGroups(broker, q)
 	case *kmsg.DescribeProducersRequest:
 		return w.answerDescribeProducers(broker, q)
 	case *kmsg.DescribeTransactionsRequest:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -53,6 +54,7 @@ type extGroup struct {
 	leader   string                // the real member that assigns ("" none)
 	members  map[string]*extMember // the group's real members, by member id
 	pending  map[string]int64      // member ids handed out with MEMBER_ID_REQUIRED (KIP-394), by the time they expire
+	simAsg   map[string][]byte     // what the leader's last SyncGroup assigned each simulated member, by member id
 	syncing  bool                  // CompletingRebalance: the leader's assignment is not in yet
 	phaseAt  int64                 // when the rebalance, or the wait for SyncGroups, began
 	timerAt  int64                 // when the group's timer item is due (0: none queued)
@@ -91,6 +93,7 @@ func (g *extGroup) clone() *extGroup {
 	for id, at := range g.pending {
 		d.pending[id] = at
 	}
+	d.simAsg = maps.Clone(g.simAsg) // the assignments are never changed in place
 	return &d
 }
 
@@ -137,7 +140,7 @@ func (w *World) groupProtocolType(g *broker.GroupOffsets, eg *extGroup) string {
 	switch {
 	case len(g.Members) == 0:
 		return ""
-	case len(eg.members) > 0:
+	case eg != nil && len(eg.members) > 0:
 		return eg.ptype
 	}
 	return "consumer"
@@ -655,9 +658,12 @@ func (w *World) syncGroup(broker int, q *kmsg.SyncGroupRequest, h held) *kmsg.Sy
 	for _, id := range sortedReal(eg) {
 		eg.members[id].assignment = []byte{}
 	}
+	eg.simAsg = map[string][]byte{}
 	for _, a := range q.GroupAssignment {
 		if r := eg.members[a.MemberID]; r != nil {
 			r.assignment = a.MemberAssignment
+		} else if _, ok := g.Members[a.MemberID]; ok {
+			eg.simAsg[a.MemberID] = a.MemberAssignment // kept for DescribeGroups; the consumer reads what its command names
 		}
 	}
 	eg.syncing = false

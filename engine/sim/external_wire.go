@@ -39,6 +39,8 @@ var ServedAPIs = []APIRange{
 	{12, "Heartbeat", 0, 4},
 	{13, "LeaveGroup", 0, 5},
 	{14, "SyncGroup", 0, 5},
+	{15, "DescribeGroups", 0, 5},
+	{16, "ListGroups", 0, 5},
 	{18, "ApiVersions", 0, 3},
 	{19, "CreateTopics", 2, 7},
 	{22, "InitProducerId", 0, 4},
