@@ -46,15 +46,7 @@ func TestKgoJoinsGroupOfSimulatedConsumer(t *testing.T) {
 
 	real := client(t, s, kgo.ClientID("real"), kgo.ConsumerGroup("mixed"), kgo.ConsumeTopics("orders"),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.HeartbeatInterval(100*time.Millisecond))
-	polled := make(chan struct{})
-	pctx, cancel := context.WithCancel(c)
-	go func() {
-		defer close(polled)
-		for pctx.Err() == nil {
-			real.PollFetches(pctx)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-polled })
+	pollUntilCleanup(t, c, real)
 
 	// The real member is in, its JoinGroup waits: the group is at
 	// generation 1 until sim rejoins.
@@ -138,15 +130,7 @@ func TestKgoTwoConsumersShareAGroup(t *testing.T) {
 					delete(o.parts, p)
 				}
 			}))
-		pctx, cancel := context.WithCancel(c)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for pctx.Err() == nil {
-				cl.PollFetches(pctx)
-			}
-		}()
-		t.Cleanup(func() { cancel(); <-done })
+		pollUntilCleanup(t, c, cl)
 		return cl
 	}
 	var oa, ob owned
@@ -176,4 +160,19 @@ func TestKgoTwoConsumersShareAGroup(t *testing.T) {
 		}
 		return ""
 	})
+}
+
+// pollUntilCleanup polls cl's fetches in the background, as a consumer's
+// application loop does (a group member only heartbeats and rejoins
+// while it polls), until the test ends.
+func pollUntilCleanup(t *testing.T, c context.Context, cl *kgo.Client) {
+	pctx, cancel := context.WithCancel(c)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pctx.Err() == nil {
+			cl.PollFetches(pctx)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -34,15 +34,7 @@ func TestDescribeAndListGroups(t *testing.T) {
 				close(done)
 			}
 		}))
-	pctx, cancel := context.WithCancel(c)
-	polled := make(chan struct{})
-	go func() {
-		defer close(polled)
-		for pctx.Err() == nil {
-			real.PollFetches(pctx)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-polled })
+	pollUntilCleanup(t, c, real)
 	select {
 	case <-done:
 	case <-c.Done():
@@ -125,15 +117,7 @@ func TestDescribeAndListGroups(t *testing.T) {
 	// assignment is the one the leader gave it.
 	joiner := client(t, s, kgo.ClientID("joiner"), kgo.ConsumerGroup("simg"), kgo.ConsumeTopics("orders"),
 		kgo.HeartbeatInterval(100*time.Millisecond))
-	jctx, jcancel := context.WithCancel(c)
-	jpolled := make(chan struct{})
-	go func() {
-		defer close(jpolled)
-		for jctx.Err() == nil {
-			joiner.PollFetches(jctx)
-		}
-	}()
-	t.Cleanup(func() { jcancel(); <-jpolled })
+	pollUntilCleanup(t, c, joiner)
 	var why string
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		apply(t, s, "poll sim") // the simulated member rejoins at its polls
