@@ -269,6 +269,10 @@ func (m *Manager) AppendMarker(pid int64, epoch int16, mk record.Marker, offset,
 // OngoingTxns copies the open transactions, oldest first.
 func (m *Manager) OngoingTxns() []Txn { return slices.Clone(m.ongoing) }
 
+// UnreplicatedTxns copies the completed transactions whose marker is not
+// yet below the high watermark, oldest first: they hold the LSO back too.
+func (m *Manager) UnreplicatedTxns() []Txn { return slices.Clone(m.unreplicated) }
+
 // TxnFirstOffset is the first offset of pid's open transaction here.
 func (m *Manager) TxnFirstOffset(pid int64) (int64, bool) {
 	for _, t := range m.ongoing {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/partition"
+	"github.com/eoslab/eoslab/engine/producerstate"
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 )
@@ -58,6 +59,10 @@ type PartitionView struct {
 	Followers        []ReplicaView
 	Snapshots        []int64
 	AbortedTxns      []partition.AbortedTxn
+	// Unreplicated are the completed transactions whose marker the leader
+	// has written but the high watermark has not yet passed: they hold the
+	// LSO as an open transaction does (ProducerStateManager.unreplicatedTxns).
+	Unreplicated []producerstate.Txn
 }
 
 // StoredBatch is a batch as the leader stores it.
@@ -281,6 +286,7 @@ func (w *World) partitionView(m *partMeta) PartitionView {
 		}
 		v.Producers = append(v.Producers, pv)
 	}
+	v.Unreplicated = log.State().UnreplicatedTxns()
 	for _, id := range m.replicas {
 		br := w.brokers[id-1]
 		rl := br.Replica(m.tp).Log

@@ -72,8 +72,13 @@ type partFacts struct {
 	name     string
 	focus    bool
 	hw, lso  int64
-	holder   string // the producer whose open transaction pins the LSO
+	holder   string // the producer whose transaction pins the LSO
 	holderAt int64  // that transaction's first offset
+	// markerAt is the offset of the holder's marker when its transaction
+	// is complete but the marker not yet below the high watermark (-1
+	// while the transaction is open); markerType is COMMIT or ABORT.
+	markerAt   int64
+	markerType string
 }
 
 type consFacts struct {
@@ -165,14 +170,26 @@ func collect(d *panel.Data) facts {
 		if pv == nil {
 			continue
 		}
-		pf := partFacts{name: n, focus: n == d.Partition, hw: pv.HighWatermark, lso: pv.LastStableOffset, holderAt: -1}
+		pf := partFacts{name: n, focus: n == d.Partition, hw: pv.HighWatermark, lso: pv.LastStableOffset, holderAt: -1, markerAt: -1}
 		if pf.lso < pf.hw {
+			holder := func(pid int64, epoch int16) string {
+				if name, _ := d.ProducerOf(pid, epoch); name != "" {
+					return fmt.Sprintf("%s (id %d)", name, pid)
+				}
+				return fmt.Sprintf("producer id %d", pid)
+			}
 			for _, ps := range pv.Producers {
 				if ps.TxnFirstOffset >= 0 && (pf.holderAt < 0 || ps.TxnFirstOffset < pf.holderAt) {
-					pf.holderAt = ps.TxnFirstOffset
-					pf.holder = fmt.Sprintf("producer id %d", ps.ProducerID)
-					if name, _ := d.ProducerOf(ps.ProducerID, ps.Epoch); name != "" {
-						pf.holder = fmt.Sprintf("%s (id %d)", name, ps.ProducerID)
+					pf.holderAt, pf.holder = ps.TxnFirstOffset, holder(ps.ProducerID, ps.Epoch)
+				}
+			}
+			// A completed transaction holds the LSO until the high
+			// watermark passes its marker, as an open one does.
+			for _, t := range pv.Unreplicated {
+				if pf.holderAt < 0 || t.FirstOffset < pf.holderAt {
+					pf.holderAt, pf.holder, pf.markerAt, pf.markerType = t.FirstOffset, holder(t.ProducerID, -1), t.LastOffset, "COMMIT"
+					if t.Aborted {
+						pf.markerType = "ABORT"
 					}
 				}
 			}
@@ -450,7 +467,14 @@ func (m *Model) partLine(p partFacts) (main, why string) {
 	}
 	main = name + ": " + m.st.HighWatermark.Render(fmt.Sprintf("HW %d", p.hw)) + " · " +
 		m.st.LastStable.Render(fmt.Sprintf("LSO %d", p.lso)) + " — " + m.st.Warn.Render("read_committed stops at the LSO")
-	if p.holder != "" {
+	switch {
+	case p.holder != "" && p.markerAt >= 0:
+		verb := "committed"
+		if p.markerType == "ABORT" {
+			verb = "aborted"
+		}
+		why = fmt.Sprintf("%s %s; LSO %d waits for its %s marker at %d to be replicated", p.holder, verb, p.holderAt, p.markerType, p.markerAt)
+	case p.holder != "":
 		why = fmt.Sprintf("%s has a transaction open since offset %d", p.holder, p.holderAt)
 	}
 	return main, why

@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
 
+	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/eoslab/eoslab/ui/panel"
 	"github.com/eoslab/eoslab/ui/panel/paneltest"
@@ -83,6 +84,37 @@ func TestReadCommittedStopsAtTheLSO(t *testing.T) {
 	view = ansi.Strip(m.View())
 	paneltest.RequireAll(t, view, "▸orders-0: HW 4 = LSO 4 — nothing open")
 	paneltest.RequireAll(t, column(view, "rc ·"), "orders-0 next 4 ✓ at HW 4", "0 1 2 ◆", "◆ 1 marker(s)", "0: tx-0  ✓ committed")
+}
+
+// Between the marker's append and its replication the transaction is
+// complete, yet it still holds the LSO (ProducerStateManager keeps it
+// among the unreplicated transactions until the high watermark passes the
+// marker): the panel says so, instead of calling it open or saying
+// nothing.
+func TestUnreplicatedMarkerHoldsTheLSO(t *testing.T) {
+	w := paneltest.World(t, paneltest.UpTo(t, paneltest.ScriptLines(t, "txn-lso.eos"), "commit tx", 1)...)
+	step, _ := script.ParseLine("step")
+	var pv sim.PartitionView
+	for range 30 {
+		if _, err := w.Apply(step); err != nil {
+			t.Fatal(err)
+		}
+		if pv = w.Snapshot().Partitions[0]; len(pv.Unreplicated) > 0 {
+			break
+		}
+	}
+	if len(pv.Unreplicated) != 1 || pv.LastStableOffset != 0 || pv.HighWatermark != 3 || pv.LogEndOffset != 4 {
+		t.Fatalf("no moment with the COMMIT marker written and not replicated: HW %d LSO %d LEO %d, unreplicated %v",
+			pv.HighWatermark, pv.LastStableOffset, pv.LogEndOffset, pv.Unreplicated)
+	}
+	m := newPanel(100, 22)
+	m.SetData(data(w, "orders-0"))
+	view := ansi.Strip(m.View())
+	paneltest.RequireAll(t, view, "▸orders-0: HW 3 · LSO 0 — read_committed stops at the LSO",
+		"tx (id 0) committed; LSO 0 waits for its COMMIT marker at 3 to be replicated")
+	if strings.Contains(view, "open since") {
+		t.Errorf("a committed transaction is called open:\n%s", view)
+	}
 }
 
 // An aborted transaction's records are gaps for read_committed and
