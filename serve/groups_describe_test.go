@@ -16,8 +16,9 @@ import (
 // one simulated consumer: each is Stable with its protocol, its member's
 // client id, subscription and assignment (GroupMetadataManager's
 // describeGroups and listGroups); a group never seen is Dead without an
-// error; only the coordinator answers for a group; the state filter
-// ignores case and spaces and the type filter knows only classic groups.
+// error, and one only ever given offsets is Empty with no protocol type;
+// only the coordinator answers for a group; the state filter ignores case
+// and spaces and the type filter knows only classic groups.
 func TestDescribeAndListGroups(t *testing.T) {
 	s, _ := start(t, Config{})
 	c := ctx(t)
@@ -130,6 +131,22 @@ func TestDescribeAndListGroups(t *testing.T) {
 		t.Fatal(why)
 	}
 
+	// A group only ever given offsets (a commit at generation -1, as an
+	// application that assigns itself partitions makes) is Empty, with no
+	// protocol type.
+	oc := kmsg.NewPtrOffsetCommitRequest()
+	oc.Group, oc.Generation = "simple", -1
+	oct := kmsg.NewOffsetCommitRequestTopic()
+	oct.Topic = "orders"
+	ocp := kmsg.NewOffsetCommitRequestTopicPartition()
+	ocp.Partition, ocp.Offset = 0, 0
+	oct.Partitions = append(oct.Partitions, ocp)
+	oc.Topics = append(oc.Topics, oct)
+	if resp, err := admin.Request(c, oc); err != nil || resp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("OffsetCommit for the group simple: %v %+v", err, resp)
+	}
+
+	// Each group as "name:protocol type:state".
 	list := func(states, types []string) []string {
 		lg := kmsg.NewPtrListGroupsRequest()
 		lg.StatesFilter, lg.TypesFilter = states, types
@@ -139,23 +156,24 @@ func TestDescribeAndListGroups(t *testing.T) {
 				t.Fatal(sh.Err)
 			}
 			for _, g := range sh.Resp.(*kmsg.ListGroupsResponse).Groups {
-				if g.ProtocolType != "consumer" || g.GroupState != "Stable" || g.GroupType != "classic" {
+				if g.GroupType != "classic" {
 					t.Errorf("ListGroups: %+v", g)
 				}
-				names = append(names, g.Group)
+				names = append(names, g.Group+":"+g.ProtocolType+":"+g.GroupState)
 			}
 		}
 		slices.Sort(names)
 		return names
 	}
+	stable := []string{"kg:consumer:Stable", "simg:consumer:Stable"}
 	for _, tc := range []struct {
 		states, types []string
 		want          []string
 	}{
-		{nil, nil, []string{"kg", "simg"}},
-		{[]string{" STABLE "}, nil, []string{"kg", "simg"}},
-		{[]string{"Empty", "PreparingRebalance"}, nil, nil},
-		{nil, []string{"Classic"}, []string{"kg", "simg"}},
+		{nil, nil, append(slices.Clone(stable), "simple::Empty")},
+		{[]string{" STABLE "}, nil, stable},
+		{[]string{"empty", "PreparingRebalance"}, nil, []string{"simple::Empty"}},
+		{nil, []string{"Classic"}, append(slices.Clone(stable), "simple::Empty")},
 		{nil, []string{"consumer"}, nil},
 	} {
 		if got := list(tc.states, tc.types); !slices.Equal(got, tc.want) {

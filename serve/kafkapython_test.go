@@ -64,7 +64,7 @@ for d in a.describe_consumer_groups(["py-group"]):
               ",".join("%s-%s" % (t, "+".join(str(p) for p in ps)) for t, ps in m.member_assignment.assignment)))
 c.close()
 for d in a.describe_consumer_groups(["py-group"]):
-    print("after:%s:%d" % (d.state, len(d.members)))
+    print("after:%s:%s:%d" % (d.state, d.protocol_type, len(d.members)))
 a.close()
 c = group(2500)
 print("again:%d" % len(list(c)))
@@ -113,7 +113,7 @@ func TestKafkaPythonProduceConsume(t *testing.T) {
 	for kind, want := range map[string]string{
 		"groups":   "py-group",
 		"describe": "Stable:consumer:range:py-reader:orders:orders-0+1+2",
-		"after":    "Empty:0",
+		"after":    "Empty:consumer:0",
 	} {
 		if admin[kind] != want {
 			t.Errorf("kafka-python's admin client, %s: %q, want %q\n%s", kind, admin[kind], want, out)

@@ -97,6 +97,11 @@ type GroupOffsets struct {
 	// Instances maps each static member's group.instance.id to its member
 	// id (ClassicGroup.staticMembers).
 	Instances map[string]string
+	// ProtocolType is the protocol type of the member that joined the
+	// group while it was empty; the group keeps it once it is empty again
+	// (ClassicGroup.add), and DescribeGroups and ListGroups show it. ""
+	// for a group only ever given offsets.
+	ProtocolType string
 }
 
 // NewGroup is an empty group: no offsets, no members, generation 0.

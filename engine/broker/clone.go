@@ -69,7 +69,8 @@ func CloneGroups(groups map[string]*GroupOffsets) map[string]*GroupOffsets {
 	out := make(map[string]*GroupOffsets, len(groups))
 	for name, g := range groups {
 		h := &GroupOffsets{Committed: maps.Clone(g.Committed), Pending: make(map[int64][]msg.Offset, len(g.Pending)),
-			Generation: g.Generation, Members: maps.Clone(g.Members), Rebalancing: g.Rebalancing, Awaiting: maps.Clone(g.Awaiting), Instances: maps.Clone(g.Instances)}
+			Generation: g.Generation, Members: maps.Clone(g.Members), Rebalancing: g.Rebalancing, Awaiting: maps.Clone(g.Awaiting), Instances: maps.Clone(g.Instances),
+			ProtocolType: g.ProtocolType}
 		for pid, offs := range g.Pending {
 			h.Pending[pid] = slices.Clone(offs)
 		}

@@ -307,6 +307,9 @@ func (w *World) addMember(g *broker.GroupOffsets, eg *extGroup, q *kmsg.JoinGrou
 	m := &extMember{client: client, instance: instanceOf(q.InstanceID), seen: w.now}
 	w.updateMember(m, q, h)
 	eg.members[id] = m
+	if len(g.Members) == 0 {
+		g.ProtocolType = q.ProtocolType
+	}
 	g.Members[id] = client
 	if m.instance != "" {
 		if g.Instances == nil {

@@ -36,6 +36,15 @@ func groupState(g *broker.GroupOffsets, eg *extGroup) string {
 	return "Stable"
 }
 
+// describedProtocolType is the protocol type a group is described with:
+// its members', or, once it is empty, the one it kept.
+func (w *World) describedProtocolType(g *broker.GroupOffsets, eg *extGroup) string {
+	if len(g.Members) == 0 {
+		return g.ProtocolType
+	}
+	return w.groupProtocolType(g, eg)
+}
+
 // groupProtocol is the protocol of a stable group's generation.
 func groupProtocol(eg *extGroup) string {
 	if eg != nil && len(eg.members) > 0 {
@@ -71,7 +80,7 @@ func (w *World) describeGroups(broker int, q *kmsg.DescribeGroupsRequest) *kmsg.
 			continue
 		}
 		eg := w.extGroupOf(name)
-		d.State, d.ProtocolType = groupState(g, eg), w.groupProtocolType(g, eg)
+		d.State, d.ProtocolType = groupState(g, eg), w.describedProtocolType(g, eg)
 		if d.State == "Stable" {
 			d.Protocol = groupProtocol(eg)
 		}
@@ -138,7 +147,7 @@ func (w *World) listGroups(broker int, q *kmsg.ListGroupsRequest) *kmsg.ListGrou
 			continue
 		}
 		lg := kmsg.NewListGroupsResponseGroup()
-		lg.Group, lg.ProtocolType, lg.GroupState, lg.GroupType = name, w.groupProtocolType(g, eg), state, "classic"
+		lg.Group, lg.ProtocolType, lg.GroupState, lg.GroupType = name, w.describedProtocolType(g, eg), state, "classic"
 		resp.Groups = append(resp.Groups, lg)
 	}
 	return resp

@@ -103,6 +103,9 @@ func (w *World) pollGroup(cs *consumerSlot) bool {
 		for memberIDTaken(g, w.extGroupOf(name), id) {
 			id = cs.c.NewMemberID() // a real client of the same name has it
 		}
+		if len(g.Members) == 0 {
+			g.ProtocolType = "consumer"
+		}
 		g.Members[id] = cs.c.Name()
 		cs.c.Joined(id, -1, true)
 		if w.tracing() {
