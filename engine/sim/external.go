@@ -39,6 +39,9 @@ type extWorld struct {
 	keep    bool // someone drains the outbox (eoslab serve)
 	outbox  []Outgoing
 	members int // member ids handed out
+	// topicConfigs are the configs each created topic's CreateTopics
+	// named (its overrides), by topic; a topic's map never changes.
+	topicConfigs map[string]map[string]string
 }
 
 // extConn is one real TCP connection.
@@ -924,7 +927,8 @@ func (e *extWorld) clone(cl *cloner) *extWorld {
 		return nil
 	}
 	out := &extWorld{conns: make(map[int]*extConn, len(e.conns)), clients: make(map[string]*extClient, len(e.clients)),
-		order: slices.Clone(e.order), groups: make(map[string]*extGroup, len(e.groups)), members: e.members}
+		order: slices.Clone(e.order), groups: make(map[string]*extGroup, len(e.groups)), members: e.members,
+		topicConfigs: maps.Clone(e.topicConfigs)}
 	cl.exts = make(map[*extConn]*extConn, len(e.conns))
 	for n, x := range e.conns {
 		d := *x

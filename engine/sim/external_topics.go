@@ -399,6 +399,7 @@ func (w *World) createTopics(q *kmsg.CreateTopicsRequest) *kmsg.CreateTopicsResp
 		}
 		if !q.ValidateOnly {
 			w.addTopic(t.Topic, reps)
+			w.ext.noteTopicOverrides(t.Topic, t.Configs)
 		}
 		rt.NumPartitions, rt.ReplicationFactor = int32(len(reps)), int16(len(reps[0]))
 		rt.TopicID = TopicID(t.Topic)

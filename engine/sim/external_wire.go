@@ -48,6 +48,7 @@ var ServedAPIs = []APIRange{
 	{25, "AddOffsetsToTxn", 0, 3},
 	{26, "EndTxn", 0, 4},
 	{28, "TxnOffsetCommit", 0, 3},
+	{32, "DescribeConfigs", 0, 4},
 	{61, "DescribeProducers", 0, 0},
 	{65, "DescribeTransactions", 0, 0},
 	{66, "ListTransactions", 0, 1},
