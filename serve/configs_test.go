@@ -11,7 +11,8 @@ import (
 )
 
 // DescribeConfigs as kafka-topics.sh --describe and kafka-configs.sh send
-// it (ConfigHelper.describeConfigs): every topic config of Kafka's
+// it (ConfigHelper.describeConfigs), and CreateTopics v5+'s answer with
+// the new topic's configs: every topic config of Kafka's
 // LogConfig with its value and where it comes from — Kafka's default, the
 // brokers' static min.insync.replicas, or the topic's own override from
 // its CreateTopics — and, when asked, the synonyms in Kafka's order; only
@@ -33,8 +34,17 @@ func TestDescribeConfigs(t *testing.T) {
 		ctt.Configs = append(ctt.Configs, cfg)
 	}
 	ct.Topics = append(ct.Topics, ctt)
-	if resp, err := admin.Request(c, ct); err != nil || resp.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode != 0 {
+	resp, err := admin.Request(c, ct)
+	if err != nil || resp.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode != 0 {
 		t.Fatalf("CreateTopics pinned: %v %+v", err, resp)
+	}
+	// CreateTopics v5+ answers with the new topic's configs and their sources.
+	created := map[string]string{}
+	for _, cfg := range resp.(*kmsg.CreateTopicsResponse).Topics[0].Configs {
+		created[cfg.Name] = fmt.Sprintf("%s %d", *cfg.Value, cfg.Source)
+	}
+	if len(created) != 36 || created["min.insync.replicas"] != "2 1" || created["cleanup.policy"] != "delete 1" || created["retention.ms"] != "604800000 5" {
+		t.Errorf("CreateTopics' configs of pinned: %v", created)
 	}
 
 	// A client that speaks DescribeConfigs version 0 only, as Kafka 1.0's.

@@ -120,7 +120,7 @@ func (w *World) describeConfigs(broker int, q *kmsg.DescribeConfigsRequest) *kms
 			case !w.topicExists(r.ResourceName):
 				rr.ErrorCode = errUnknownTopicOrPartition
 			default:
-				rr.Configs = w.topicConfigEntries(r.ResourceName, r.ConfigNames, q.IncludeSynonyms)
+				rr.Configs = w.topicConfigEntries(w.ext.topicOverrides(r.ResourceName), r.ConfigNames, q.IncludeSynonyms)
 			}
 		case kmsg.ConfigResourceTypeBroker, kmsg.ConfigResourceTypeBrokerLogger:
 			logger := r.ResourceType == kmsg.ConfigResourceTypeBrokerLogger
@@ -151,13 +151,12 @@ func (w *World) describeConfigs(broker int, q *kmsg.DescribeConfigsRequest) *kms
 	return resp
 }
 
-// topicConfigEntries is createTopicConfigEntry for each of a topic's
-// configs (those named, or all): its value, where it comes from, and, when
-// asked, its synonyms — the topic's override, then the brokers' static
-// setting, then the broker config's default.
-func (w *World) topicConfigEntries(topic string, names []string, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
+// topicConfigEntries is createTopicConfigEntry for each config of a topic
+// with the overrides given (those named, or all): its value, where it
+// comes from, and, when asked, its synonyms — the topic's override, then
+// the brokers' static setting, then the broker config's default.
+func (w *World) topicConfigEntries(overrides map[string]string, names []string, synonyms bool) []kmsg.DescribeConfigsResponseResourceConfig {
 	static := w.staticBrokerConfigs()
-	overrides := w.ext.topicOverrides(topic)
 	var out []kmsg.DescribeConfigsResponseResourceConfig
 	for _, c := range topicConfigs {
 		if len(names) > 0 && !slices.Contains(names, c.name) {
@@ -207,19 +206,40 @@ func (e *extWorld) topicOverrides(topic string) map[string]string {
 	return e.topicConfigs[topic]
 }
 
-// noteTopicOverrides keeps the configs a CreateTopics named for a topic.
-func (e *extWorld) noteTopicOverrides(topic string, configs []kmsg.CreateTopicsRequestTopicConfig) {
+// overridesOf are the configs a CreateTopics names for a topic, or nil.
+func overridesOf(configs []kmsg.CreateTopicsRequestTopicConfig) map[string]string {
 	if len(configs) == 0 {
-		return
+		return nil
 	}
 	m := make(map[string]string, len(configs))
 	for _, c := range configs {
 		m[c.Name] = *c.Value // configRefusal refused null values
 	}
+	return m
+}
+
+// noteTopicOverrides keeps a created topic's overrides.
+func (e *extWorld) noteTopicOverrides(topic string, overrides map[string]string) {
+	if overrides == nil {
+		return
+	}
 	if e.topicConfigs == nil {
 		e.topicConfigs = map[string]map[string]string{}
 	}
-	e.topicConfigs[topic] = m
+	e.topicConfigs[topic] = overrides
+}
+
+// createdConfigs are a created topic's configs as CreateTopics v5+
+// answers them (ReplicationControlManager.createTopic: the effective
+// configs, by name, with their sources).
+func (w *World) createdConfigs(overrides map[string]string) []kmsg.CreateTopicsResponseTopicConfig {
+	var out []kmsg.CreateTopicsResponseTopicConfig
+	for _, e := range w.topicConfigEntries(overrides, nil, false) {
+		c := kmsg.NewCreateTopicsResponseTopicConfig()
+		c.Name, c.Value, c.Source = e.Name, e.Value, int8(e.Source)
+		out = append(out, c)
+	}
+	return out
 }
 
 // resourceTypeName is ConfigResource.Type's name for t.

@@ -397,12 +397,16 @@ func (w *World) createTopics(q *kmsg.CreateTopicsRequest) *kmsg.CreateTopicsResp
 			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
+		overrides := overridesOf(t.Configs)
 		if !q.ValidateOnly {
 			w.addTopic(t.Topic, reps)
-			w.ext.noteTopicOverrides(t.Topic, t.Configs)
+			w.ext.noteTopicOverrides(t.Topic, overrides)
 		}
 		rt.NumPartitions, rt.ReplicationFactor = int32(len(reps)), int16(len(reps[0]))
 		rt.TopicID = TopicID(t.Topic)
+		if q.Version >= 5 {
+			rt.Configs = w.createdConfigs(overrides)
+		}
 		resp.Topics = append(resp.Topics, rt)
 	}
 	return resp
