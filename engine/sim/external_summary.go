@@ -128,6 +128,22 @@ func summarizeWire(r wireRequest) string {
 		return v + " group " + q.Group
 	case *kmsg.DescribeTransactionsRequest:
 		return v + " " + strings.Join(q.TransactionalIDs, ", ")
+	case *kmsg.DescribeGroupsRequest:
+		return v + " group " + strings.Join(q.Groups, ", ")
+	case *kmsg.ListGroupsRequest:
+		if len(q.StatesFilter) > 0 {
+			return v + " in state " + strings.Join(q.StatesFilter, ", ")
+		}
+	case *kmsg.DescribeConfigsRequest:
+		var res []string
+		for _, r := range q.Resources {
+			name := strings.ToLower(resourceTypeName(r.ResourceType)) + " " + strconv.Quote(r.ResourceName)
+			if len(r.ConfigNames) > 0 {
+				name += " (" + strings.Join(r.ConfigNames, ", ") + ")"
+			}
+			res = append(res, name)
+		}
+		return v + " " + strings.Join(res, ", ")
 	}
 	return v
 }
@@ -167,6 +183,20 @@ func summarizeWireResponse(r wireResponse) string {
 			}
 		}
 		return v + " " + strings.Join(parts, ", ")
+	case *kmsg.DescribeGroupsResponse:
+		var gs []string
+		for _, g := range a.Groups {
+			if g.ErrorCode != 0 {
+				gs = append(gs, g.Group+" "+kerr.Code(g.ErrorCode).Name())
+				continue
+			}
+			gs = append(gs, g.Group+" "+g.State+", "+strconv.Itoa(len(g.Members))+" member(s)")
+		}
+		return v + " " + strings.Join(gs, "; ")
+	case *kmsg.ListGroupsResponse:
+		if a.ErrorCode == 0 {
+			return v + " NONE, " + strconv.Itoa(len(a.Groups)) + " group(s)"
+		}
 	}
 	if code, ok := errorOf(r.resp); ok {
 		return v + " " + kerr.Code(code).Name()
@@ -215,6 +245,22 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 		return a.ErrorCode, true
 	case *kmsg.ListTransactionsResponse:
 		return a.ErrorCode, true
+	case *kmsg.ListGroupsResponse:
+		return a.ErrorCode, true
+	case *kmsg.DescribeGroupsResponse:
+		for _, g := range a.Groups {
+			if g.ErrorCode != 0 {
+				return g.ErrorCode, true
+			}
+		}
+		return 0, true
+	case *kmsg.DescribeConfigsResponse:
+		for _, r := range a.Resources {
+			if r.ErrorCode != 0 {
+				return r.ErrorCode, true
+			}
+		}
+		return 0, true
 	case *kmsg.FindCoordinatorResponse:
 		if a.ErrorCode != 0 || len(a.Coordinators) == 0 {
 			return a.ErrorCode, true

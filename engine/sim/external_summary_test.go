@@ -50,6 +50,39 @@ func TestWireSummaries(t *testing.T) {
 	av.Version, av.ClientSoftwareName, av.ClientSoftwareVersion = 3, "librdkafka", "2.0.2"
 	unsupported := kmsg.NewPtrApiVersionsResponse()
 	unsupported.Version, unsupported.ErrorCode = 0, 35
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.Version, dg.Groups = 5, []string{"g1", "g2"}
+	dgResp := kmsg.NewPtrDescribeGroupsResponse()
+	dgResp.Version = 5
+	for _, g := range []struct {
+		name, state string
+		members     int
+		code        int16
+	}{{"g1", "Stable", 2, 0}, {"g2", "", 0, 16}} {
+		rg := kmsg.NewDescribeGroupsResponseGroup()
+		rg.Group, rg.State, rg.ErrorCode, rg.Members = g.name, g.state, g.code, make([]kmsg.DescribeGroupsResponseGroupMember, g.members)
+		dgResp.Groups = append(dgResp.Groups, rg)
+	}
+	lg := kmsg.NewPtrListGroupsRequest()
+	lg.Version, lg.StatesFilter = 4, []string{"Empty"}
+	lgResp := kmsg.NewPtrListGroupsResponse()
+	lgResp.Version, lgResp.Groups = 4, make([]kmsg.ListGroupsResponseGroup, 3)
+	dc := kmsg.NewPtrDescribeConfigsRequest()
+	dc.Version = 4
+	for _, r := range []struct {
+		kind  kmsg.ConfigResourceType
+		name  string
+		names []string
+	}{{kmsg.ConfigResourceTypeTopic, "orders", []string{"min.insync.replicas"}}, {kmsg.ConfigResourceTypeBroker, "", nil}} {
+		rr := kmsg.NewDescribeConfigsRequestResource()
+		rr.ResourceType, rr.ResourceName, rr.ConfigNames = r.kind, r.name, r.names
+		dc.Resources = append(dc.Resources, rr)
+	}
+	dcResp := kmsg.NewPtrDescribeConfigsResponse()
+	dcResp.Version = 4
+	dcRes := kmsg.NewDescribeConfigsResponseResource()
+	dcRes.ErrorCode = 3
+	dcResp.Resources = append(dcResp.Resources, dcRes)
 
 	for _, c := range []struct {
 		name string
@@ -68,6 +101,12 @@ func TestWireSummaries(t *testing.T) {
 		{"the coordinator found", wireResponse{api: "FindCoordinator", resp: fcResp}, "v4 NONE, broker 2"},
 		{"api versions", wireRequest{api: "ApiVersions", req: av}, "v3 from librdkafka 2.0.2"},
 		{"answered on arrival", wireRequest{api: "ApiVersions", prepared: unsupported}, "v0, answered UNSUPPORTED_VERSION"},
+		{"describe groups", wireRequest{api: "DescribeGroups", req: dg}, "v5 group g1, g2"},
+		{"groups described", wireResponse{api: "DescribeGroups", resp: dgResp}, "v5 g1 Stable, 2 member(s); g2 NOT_COORDINATOR"},
+		{"list groups", wireRequest{api: "ListGroups", req: lg}, "v4 in state Empty"},
+		{"groups listed", wireResponse{api: "ListGroups", resp: lgResp}, "v4 NONE, 3 group(s)"},
+		{"describe configs", wireRequest{api: "DescribeConfigs", req: dc}, `v4 topic "orders" (min.insync.replicas), broker ""`},
+		{"configs refused", wireResponse{api: "DescribeConfigs", resp: dcResp}, "v4 UNKNOWN_TOPIC_OR_PARTITION"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := summarize(&msg.Message{Body: c.body}); got != c.want {
