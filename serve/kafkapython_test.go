@@ -37,10 +37,13 @@ func kafkaPython(t *testing.T) string {
 // admin client lists the groups and describes the group while the first
 // consumer is in it and once it has left (ListGroups, DescribeGroups):
 // "groups:…", "describe:…" with the member's client id, subscription and
-// assignment, and "after:…".
+// assignment, and "after:…"; and it describes the topic's configs
+// (DescribeConfigs): "configs:COUNT:…" with two configs' values and
+// sources.
 const kafkaPythonScript = `
 import sys
 from kafka import KafkaProducer, KafkaConsumer, KafkaAdminClient
+from kafka.admin import ConfigResource, ConfigResourceType
 broker = sys.argv[1]
 p = KafkaProducer(bootstrap_servers=broker, acks="all", client_id="py-shop")
 for part in range(3):
@@ -57,6 +60,12 @@ for m in c:
 c.commit()
 a = KafkaAdminClient(bootstrap_servers=broker, client_id="py-admin")
 print("groups:" + ",".join(sorted(g for g, _ in a.list_consumer_groups())))
+cfgs = {}
+for res in a.describe_configs([ConfigResource(ConfigResourceType.TOPIC, "orders")]):
+    for r in res.resources:
+        for e in r[4]:
+            cfgs[e[0]] = "%s/%s" % (e[1], e[3])
+print("configs:%d:%s:%s" % (len(cfgs), cfgs.get("min.insync.replicas"), cfgs.get("retention.ms")))
 for d in a.describe_consumer_groups(["py-group"]):
     for m in d.members:
         print("describe:%s:%s:%s:%s:%s:%s" % (d.state, d.protocol_type, d.protocol, m.client_id,
@@ -91,7 +100,7 @@ func TestKafkaPythonProduceConsume(t *testing.T) {
 			again = n
 			continue
 		}
-		if kind, rest, _ := strings.Cut(line, ":"); kind == "groups" || kind == "describe" || kind == "after" {
+		if kind, rest, _ := strings.Cut(line, ":"); kind == "groups" || kind == "describe" || kind == "after" || kind == "configs" {
 			admin[kind] = rest
 			continue
 		}
@@ -114,6 +123,7 @@ func TestKafkaPythonProduceConsume(t *testing.T) {
 		"groups":   "py-group",
 		"describe": "Stable:consumer:range:py-reader:orders:orders-0+1+2",
 		"after":    "Empty:consumer:0",
+		"configs":  "36:2/4:604800000/5", // min.insync.replicas from the brokers' configuration, retention.ms Kafka's default
 	} {
 		if admin[kind] != want {
 			t.Errorf("kafka-python's admin client, %s: %q, want %q\n%s", kind, admin[kind], want, out)
