@@ -9,10 +9,12 @@ import (
 	"github.com/eoslab/eoslab/engine/script"
 	"github.com/eoslab/eoslab/engine/sim"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // A served session — an idempotent producer whose answer is lost and
-// retried, a topic created by a producer's Metadata, a transaction, a
+// retried, a topic created by a producer's Metadata and given a second
+// partition (CreatePartitions), a transaction, a
 // read_committed consumer — saved as a script
 // replays to the same world: the same logs byte for byte, the same
 // producer state, transactions and group offsets.
@@ -36,9 +38,29 @@ func TestServedSessionReplays(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	auto := client(t, s, kgo.ClientID("auto"), kgo.DefaultProduceTopic("events"), kgo.AllowAutoTopicCreation(), kgo.MetadataMinAge(20*time.Millisecond))
+	auto := client(t, s, kgo.ClientID("auto"), kgo.DefaultProduceTopic("events"), kgo.AllowAutoTopicCreation(), kgo.MetadataMinAge(20*time.Millisecond),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err := auto.ProduceSync(c, &kgo.Record{Value: []byte("e")}).FirstErr(); err != nil {
 		t.Fatal(err)
+	}
+	// A partition added to it (CreatePartitions) is written too.
+	cp := kmsg.NewPtrCreatePartitionsRequest()
+	cpt := kmsg.NewCreatePartitionsRequestTopic()
+	cpt.Topic, cpt.Count = "events", 2
+	cp.Topics = append(cp.Topics, cpt)
+	if resp, err := auto.Request(c, cp); err != nil || resp.(*kmsg.CreatePartitionsResponse).Topics[0].ErrorCode != 0 {
+		t.Fatalf("CreatePartitions events: %v %+v", err, resp)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		// The client learns of the partition at its next metadata refresh.
+		auto.ForceMetadataRefresh()
+		err := auto.ProduceSync(c, &kgo.Record{Partition: 1, Value: []byte("e1")}).FirstErr()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
 	}
 	tx := client(t, s, kgo.ClientID("tx"), kgo.TransactionalID("tx-r"), kgo.DefaultProduceTopic("orders"))
 	produceTxn(t, c, tx, "t", 3, kgo.TryCommit)
@@ -74,8 +96,8 @@ func TestServedSessionReplays(t *testing.T) {
 		}
 	}
 	a, b := w.Snapshot(), r.Snapshot()
-	if len(a.Partitions) != 4 || len(b.Partitions) != 4 {
-		t.Fatalf("%d partitions served, %d replayed; want orders-0..2 and events-0", len(a.Partitions), len(b.Partitions))
+	if len(a.Partitions) != 5 || len(b.Partitions) != 5 {
+		t.Fatalf("%d partitions served, %d replayed; want orders-0..2 and events-0..1", len(a.Partitions), len(b.Partitions))
 	}
 	if a.Step != b.Step || a.TimeMs != b.TimeMs {
 		t.Fatalf("replayed to step %d at %d ms, served world is at step %d at %d ms", b.Step, b.TimeMs, a.Step, a.TimeMs)

@@ -355,7 +355,7 @@ func (w *World) unknownProducer(name string) error {
 }
 
 func (w *World) unknownPartition(tp msg.TP) error {
-	return fmt.Errorf("unknown partition %s (topic %s has partitions 0-%d)", tp, w.cluster.Topic, w.cluster.Partitions-1)
+	return fmt.Errorf("unknown partition %s (topic %s has partitions 0-%d)", tp, w.cluster.Topic, len(w.topicPartitions(w.cluster.Topic))-1)
 }
 
 func modeOf(m script.ProducerMode) client.Mode {

@@ -76,6 +76,8 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 		return w.listOffsets(broker, q)
 	case *kmsg.CreateTopicsRequest:
 		return w.createTopics(q)
+	case *kmsg.CreatePartitionsRequest:
+		return w.createPartitions(q)
 	case *kmsg.OffsetCommitRequest:
 		return w.offsetCommit(broker, q)
 	case *kmsg.OffsetFetchRequest:

@@ -41,7 +41,8 @@ const (
 	metadataTopic = "__cluster_metadata"
 )
 
-// createdMeta finds a partition of a topic a real client created.
+// createdMeta finds a partition a real client created: of a topic it
+// created, or one it added to a topic (CreatePartitions).
 func (w *World) createdMeta(tp msg.TP) *partMeta {
 	for _, m := range w.parts[w.cluster.Partitions:] { // none, unless a real client created a topic
 		if m.tp == tp {
@@ -52,9 +53,10 @@ func (w *World) createdMeta(tp msg.TP) *partMeta {
 }
 
 // partIndex is where tp is in the world's partitions: the cluster's topic
-// first, by partition number, then the created topics. tp must exist.
+// first, by partition number, then the partitions real clients created, in
+// the order they were created. tp must exist.
 func (w *World) partIndex(tp msg.TP) int {
-	if tp.Topic == w.cluster.Topic {
+	if tp.Topic == w.cluster.Topic && tp.Partition < w.cluster.Partitions {
 		return tp.Partition
 	}
 	for i := w.cluster.Partitions; i < len(w.parts); i++ {
@@ -65,11 +67,12 @@ func (w *World) partIndex(tp msg.TP) int {
 	panic(fmt.Sprintf("partIndex: no partition %s", tp))
 }
 
-// topicNames lists every topic, the cluster's first.
+// topicNames lists every topic, the cluster's first, then the others in
+// the order they were created.
 func (w *World) topicNames() []string {
 	names := []string{w.cluster.Topic}
 	for _, m := range w.parts[w.cluster.Partitions:] {
-		if m.tp.Topic != names[len(names)-1] {
+		if !slices.Contains(names, m.tp.Topic) {
 			names = append(names, m.tp.Topic)
 		}
 	}
@@ -77,12 +80,14 @@ func (w *World) topicNames() []string {
 }
 
 // topicPartitions are the partitions of a topic, in order (none when it
-// does not exist).
+// does not exist). Partitions added to a topic (CreatePartitions) follow
+// every partition created before them in the world's partitions, and
+// each topic's are in partition order there.
 func (w *World) topicPartitions(topic string) []*partMeta {
-	if topic == w.cluster.Topic {
-		return w.parts[:w.cluster.Partitions]
-	}
 	var out []*partMeta
+	if topic == w.cluster.Topic {
+		out = w.parts[:w.cluster.Partitions:w.cluster.Partitions] // appending copies
+	}
 	for _, m := range w.parts[w.cluster.Partitions:] {
 		if m.tp.Topic == topic {
 			out = append(out, m)
@@ -229,27 +234,11 @@ func (w *World) manualAssignment(t kmsg.CreateTopicsRequestTopic) ([][]int, *top
 		if _, dup := byIndex[a.Partition]; dup {
 			return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("Found multiple manual partition assignments for partition %d", a.Partition)}
 		}
-		if len(a.Replicas) == 0 {
-			return nil, &topicRefusal{errInvalidReplicaAssignment, "The manual partition assignment includes an empty replica list."}
-		}
-		var reps []int
-		for _, id := range a.Replicas {
-			switch {
-			case w.broker(int(id)) == nil:
-				return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", id)}
-			case slices.Contains(reps, int(id)):
-				return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", id)}
-			}
-			reps = append(reps, int(id))
-		}
-		if rf >= 0 && len(reps) != rf {
-			return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), "+
-				"but this is not consistent with previous partitions, which have %d replica(s).", len(reps), rf)}
+		reps, no := w.manualReplicas(a.Replicas, rf, int(a.Partition))
+		if no != nil {
+			return nil, no
 		}
 		rf = len(reps)
-		if !slices.ContainsFunc(reps, func(id int) bool { return w.brokers[id-1].Alive() }) {
-			return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", a.Partition)}
-		}
 		byIndex[a.Partition] = reps
 	}
 	out := make([][]int, len(byIndex))
@@ -266,15 +255,132 @@ func (w *World) manualAssignment(t kmsg.CreateTopicsRequestTopic) ([][]int, *top
 	return out, nil
 }
 
+// manualReplicas checks one partition's manual replica assignment as
+// ReplicationControlManager.validateManualPartitionAssignment does — the
+// brokers in order of their ids, then the count against rf (-1: none yet)
+// — and that one of them is live. It returns the replicas in the order
+// given: the first live one leads.
+func (w *World) manualReplicas(ids []int32, rf, partition int) ([]int, *topicRefusal) {
+	if len(ids) == 0 {
+		return nil, &topicRefusal{errInvalidReplicaAssignment, "The manual partition assignment includes an empty replica list."}
+	}
+	sorted := slices.Sorted(slices.Values(ids))
+	for i, id := range sorted {
+		switch {
+		case w.broker(int(id)) == nil:
+			return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes broker %d, but no such broker is registered.", id)}
+		case i > 0 && id == sorted[i-1]:
+			return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes the broker %d more than once.", id)}
+		}
+	}
+	if rf >= 0 && len(ids) != rf {
+		return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("The manual partition assignment includes a partition with %d replica(s), "+
+			"but this is not consistent with previous partitions, which have %d replica(s).", len(ids), rf)}
+	}
+	reps := make([]int, len(ids))
+	for i, id := range ids {
+		reps[i] = int(id)
+	}
+	if !slices.ContainsFunc(reps, func(id int) bool { return w.brokers[id-1].Alive() }) {
+		return nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("All brokers specified in the manual partition assignment for partition %d are fenced or in controlled shutdown.", partition)}
+	}
+	return reps, nil
+}
+
+// createPartitions answers CreatePartitions as Kafka's controller does
+// (ControllerApis.createPartitions, ReplicationControlManager.createPartitions):
+// a topic named twice is INVALID_REQUEST, answered first; for each other
+// topic the count must be an increase, the assignments (if any) one per new
+// partition with the replication factor of the topic's first partition,
+// and the new partitions are placed as a new topic's are. validate_only
+// checks only.
+func (w *World) createPartitions(q *kmsg.CreatePartitionsRequest) *kmsg.CreatePartitionsResponse {
+	resp := q.ResponseKind().(*kmsg.CreatePartitionsResponse)
+	count := map[string]int{}
+	for _, t := range q.Topics {
+		count[t.Topic]++
+	}
+	result := func(topic string, no *topicRefusal) {
+		rt := kmsg.NewCreatePartitionsResponseTopic()
+		rt.Topic = topic
+		if no != nil {
+			rt.ErrorCode = no.code
+			if no.why != "" {
+				why := no.why
+				rt.ErrorMessage = &why
+			}
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	named := map[string]bool{}
+	for _, t := range q.Topics {
+		if count[t.Topic] > 1 && !named[t.Topic] {
+			named[t.Topic] = true
+			result(t.Topic, &topicRefusal{errInvalidRequest, "Duplicate topic name."})
+		}
+	}
+	for _, t := range q.Topics {
+		if count[t.Topic] > 1 {
+			continue
+		}
+		first, reps, no := w.newPartitions(t)
+		if no == nil && !q.ValidateOnly {
+			w.addPartitions(t.Topic, first, reps)
+		}
+		result(t.Topic, no)
+	}
+	return resp
+}
+
+// newPartitions checks one topic of a CreatePartitions and places its new
+// partitions: it returns the first new partition's number and each new
+// partition's replicas, or why not.
+func (w *World) newPartitions(t kmsg.CreatePartitionsRequestTopic) (int, [][]int, *topicRefusal) {
+	parts := w.topicPartitions(t.Topic)
+	cur, want := len(parts), int(t.Count)
+	switch {
+	case cur == 0:
+		return 0, nil, &topicRefusal{errUnknownTopicOrPartition, ""}
+	case want == cur:
+		return 0, nil, &topicRefusal{errInvalidPartitions, fmt.Sprintf("Topic already has %d partition(s).", cur)}
+	case want < cur:
+		return 0, nil, &topicRefusal{errInvalidPartitions, fmt.Sprintf("The topic %s currently has %d partition(s); %d would not be an increase.", t.Topic, cur, want)}
+	}
+	add, rf := want-cur, len(parts[0].replicas)
+	if t.Assignment == nil {
+		reps, no := w.placeTopic(int32(add), int16(rf))
+		return cur, reps, no
+	}
+	if len(t.Assignment) != add {
+		return 0, nil, &topicRefusal{errInvalidReplicaAssignment, fmt.Sprintf("Attempted to add %d additional partition(s), but only %d assignment(s) were specified.", add, len(t.Assignment))}
+	}
+	out := make([][]int, add)
+	for i, a := range t.Assignment {
+		reps, no := w.manualReplicas(a.Replicas, rf, cur+i)
+		if no != nil {
+			return 0, nil, no
+		}
+		out[i] = reps
+	}
+	if len(w.parts)+add > MaxPartitions {
+		return 0, nil, &topicRefusal{errPolicyViolation, w.tooMany(add)}
+	}
+	return cur, out, nil
+}
+
 // addTopic creates a topic whose partition p has the replicas given: the
 // live replicas are its ISR and the first of them leads, at leader epoch
 // 0 (Kafka's buildPartitionRegistration). A replica on a broker that is
 // down joins when the broker comes back.
-func (w *World) addTopic(name string, replicas [][]int) {
+func (w *World) addTopic(name string, replicas [][]int) { w.addPartitions(name, 0, replicas) }
+
+// addPartitions adds partitions first, first+1, ... of a topic, with the
+// replicas given, as addTopic creates a topic's.
+func (w *World) addPartitions(name string, first int, replicas [][]int) {
 	pcfg := partition.Config{SegmentBytes: w.cluster.SegmentBytes}
 	env := w.benv
-	for p, reps := range replicas {
-		tp := msg.TP{Topic: name, Partition: p}
+	for i, reps := range replicas {
+		tp := msg.TP{Topic: name, Partition: first + i}
 		m := &partMeta{tp: tp, replicas: slices.Clone(reps)}
 		for _, id := range reps {
 			w.brokers[id-1].AddReplica(tp, pcfg)

@@ -49,6 +49,7 @@ var ServedAPIs = []APIRange{
 	{26, "EndTxn", 0, 4},
 	{28, "TxnOffsetCommit", 0, 3},
 	{32, "DescribeConfigs", 0, 4},
+	{37, "CreatePartitions", 0, 3},
 	{61, "DescribeProducers", 0, 0},
 	{65, "DescribeTransactions", 0, 0},
 	{66, "ListTransactions", 0, 1},

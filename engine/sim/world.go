@@ -567,8 +567,11 @@ func (w *World) meta(tp msg.TP) *partMeta {
 	if tp.Topic != w.cluster.Topic {
 		return w.createdMeta(tp) // a topic a real client created (external_topics.go)
 	}
-	if tp.Partition < 0 || tp.Partition >= w.cluster.Partitions {
+	if tp.Partition < 0 {
 		return nil
+	}
+	if tp.Partition >= w.cluster.Partitions {
+		return w.createdMeta(tp) // one a real client added (CreatePartitions)
 	}
 	return w.parts[tp.Partition]
 }
