@@ -47,6 +47,26 @@ func FuzzFrame(f *testing.F) {
 	amt.Topic = &name
 	amd.Topics = append(amd.Topics, amt)
 	f.Add(rawRequest(amd, 6, "auto"))
+	dg := kmsg.NewPtrDescribeGroupsRequest()
+	dg.SetVersion(5)
+	dg.Groups = []string{"g1", ""}
+	f.Add(rawRequest(dg, 7, "admin"))
+	lg := kmsg.NewPtrListGroupsRequest()
+	lg.SetVersion(5)
+	lg.StatesFilter, lg.TypesFilter = []string{"Stable"}, []string{"classic"}
+	f.Add(rawRequest(lg, 8, "admin"))
+	dc := kmsg.NewPtrDescribeConfigsRequest()
+	dc.SetVersion(4)
+	dcr := kmsg.NewDescribeConfigsRequestResource()
+	dcr.ResourceType, dcr.ResourceName = kmsg.ConfigResourceTypeTopic, "orders"
+	dc.Resources = append(dc.Resources, dcr)
+	f.Add(rawRequest(dc, 9, "admin"))
+	cp := kmsg.NewPtrCreatePartitionsRequest()
+	cp.SetVersion(3)
+	cpt := kmsg.NewCreatePartitionsRequestTopic()
+	cpt.Topic, cpt.Count = "orders", 4
+	cp.Topics = append(cp.Topics, cpt)
+	f.Add(rawRequest(cp, 10, "admin"))
 	f.Add([]byte{0, 0, 0, 8, 0, 7, 0, 0, 0, 0, 0, 7}) // ControlledShutdown v0: no client id
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})
