@@ -67,6 +67,10 @@ func FuzzFrame(f *testing.F) {
 	cpt.Topic, cpt.Count = "orders", 4
 	cp.Topics = append(cp.Topics, cpt)
 	f.Add(rawRequest(cp, 10, "admin"))
+	dlg := kmsg.NewPtrDeleteGroupsRequest()
+	dlg.SetVersion(2)
+	dlg.Groups = []string{"g1", "g1"}
+	f.Add(rawRequest(dlg, 11, "admin"))
 	f.Add([]byte{0, 0, 0, 8, 0, 7, 0, 0, 0, 0, 0, 7}) // ControlledShutdown v0: no client id
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})

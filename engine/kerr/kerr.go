@@ -64,6 +64,8 @@ const (
 	TransactionalIDAuthorizationFailed Code = 53
 	KafkaStorageError                  Code = 56
 	UnknownProducerID                  Code = 59
+	NonEmptyGroup                      Code = 68
+	GroupIDNotFound                    Code = 69
 	MemberIDRequired                   Code = 79
 	FencedInstanceID                   Code = 82
 	InvalidRecord                      Code = 87
@@ -125,6 +127,8 @@ var table = map[Code]info{
 	TransactionalIDAuthorizationFailed: {"TRANSACTIONAL_ID_AUTHORIZATION_FAILED", false, "Not authorized to use this transactional id."},
 	KafkaStorageError:                  {"KAFKA_STORAGE_ERROR", true, "The leader's log directory failed."},
 	UnknownProducerID:                  {"UNKNOWN_PRODUCER_ID", false, "The broker has no state for this producer id (brokers 1.0-2.4 only)."},
+	NonEmptyGroup:                      {"NON_EMPTY_GROUP", false, "The group has members: only an empty group can be deleted."},
+	GroupIDNotFound:                    {"GROUP_ID_NOT_FOUND", false, "The group does not exist."},
 	InvalidRecord:                      {"INVALID_RECORD", false, "The batch breaks a broker-side validation rule."},
 	UnstableOffsetCommit:               {"UNSTABLE_OFFSET_COMMIT", true, "Offsets of the group are pending in an open transaction."},
 	ProducerFenced:                     {"PRODUCER_FENCED", false, "A newer producer with the same transactional id has fenced this one."},

@@ -100,6 +100,8 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 		return w.describeGroups(broker, q)
 	case *kmsg.ListGroupsRequest:
 		return w.listGroups(broker, q)
+	case *kmsg.DeleteGroupsRequest:
+		return w.deleteGroups(broker, q)
 	case *kmsg.DescribeConfigsRequest:
 		return w.describeConfigs(broker, q)
 	case *kmsg.DescribeProducersRequest:

@@ -130,6 +130,8 @@ func summarizeWire(r wireRequest) string {
 		return v + " " + strings.Join(q.TransactionalIDs, ", ")
 	case *kmsg.DescribeGroupsRequest:
 		return v + " group " + strings.Join(q.Groups, ", ")
+	case *kmsg.DeleteGroupsRequest:
+		return v + " group " + strings.Join(q.Groups, ", ")
 	case *kmsg.ListGroupsRequest:
 		if len(q.StatesFilter) > 0 {
 			return v + " in state " + strings.Join(q.StatesFilter, ", ")
@@ -248,6 +250,13 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 	case *kmsg.ListGroupsResponse:
 		return a.ErrorCode, true
 	case *kmsg.DescribeGroupsResponse:
+		for _, g := range a.Groups {
+			if g.ErrorCode != 0 {
+				return g.ErrorCode, true
+			}
+		}
+		return 0, true
+	case *kmsg.DeleteGroupsResponse:
 		for _, g := range a.Groups {
 			if g.ErrorCode != 0 {
 				return g.ErrorCode, true

@@ -78,6 +78,13 @@ func TestWireSummaries(t *testing.T) {
 		rr.ResourceType, rr.ResourceName, rr.ConfigNames = r.kind, r.name, r.names
 		dc.Resources = append(dc.Resources, rr)
 	}
+	delg := kmsg.NewPtrDeleteGroupsRequest()
+	delg.Version, delg.Groups = 2, []string{"g1"}
+	delgResp := kmsg.NewPtrDeleteGroupsResponse()
+	delgResp.Version = 2
+	dgr := kmsg.NewDeleteGroupsResponseGroup()
+	dgr.Group, dgr.ErrorCode = "g1", 68
+	delgResp.Groups = append(delgResp.Groups, dgr)
 	dcResp := kmsg.NewPtrDescribeConfigsResponse()
 	dcResp.Version = 4
 	dcRes := kmsg.NewDescribeConfigsResponseResource()
@@ -107,6 +114,8 @@ func TestWireSummaries(t *testing.T) {
 		{"groups listed", wireResponse{api: "ListGroups", resp: lgResp}, "v4 NONE, 3 group(s)"},
 		{"describe configs", wireRequest{api: "DescribeConfigs", req: dc}, `v4 topic "orders" (min.insync.replicas), broker ""`},
 		{"configs refused", wireResponse{api: "DescribeConfigs", resp: dcResp}, "v4 UNKNOWN_TOPIC_OR_PARTITION"},
+		{"delete groups", wireRequest{api: "DeleteGroups", req: delg}, "v2 group g1"},
+		{"a group with members", wireResponse{api: "DeleteGroups", resp: delgResp}, "v2 NON_EMPTY_GROUP"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := summarize(&msg.Message{Body: c.body}); got != c.want {

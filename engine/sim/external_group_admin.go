@@ -1,16 +1,20 @@
 package sim
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/broker"
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeGroups and ListGroups: the group coordinator's view of its
-// classic groups, real clients' and simulated consumers' alike
-// (GroupMetadataManager.describeGroups and listGroups, ClassicGroup's
-// asListedGroup, ClassicGroupMember's describe and describeNoMetadata).
+// DescribeGroups, ListGroups and DeleteGroups: the group coordinator's
+// view of its classic groups, real clients' and simulated consumers'
+// alike (GroupMetadataManager's describeGroups, listGroups and
+// validateDeleteGroup, ClassicGroup's asListedGroup, ClassicGroupMember's
+// describe and describeNoMetadata, OffsetMetadataManager.deleteAllOffsets).
 
 // groupOperations is what a group's AuthorizedOperations holds when the
 // cluster has no authorizer, as the served one has none
@@ -159,4 +163,47 @@ func (eg *extGroup) simAssigned(id string) []byte {
 		return nil
 	}
 	return eg.simAsg[id]
+}
+
+// deleteGroups deletes each empty group the broker coordinates, with its
+// committed offsets and the offsets pending in open transactions (a
+// transaction that commits later commits none for it); a group with
+// members is NON_EMPTY_GROUP, one that does not exist GROUP_ID_NOT_FOUND.
+// A name given twice is answered once, as Kafka's result set keys by name.
+func (w *World) deleteGroups(broker int, q *kmsg.DeleteGroupsRequest) *kmsg.DeleteGroupsResponse {
+	resp := q.ResponseKind().(*kmsg.DeleteGroupsResponse)
+	seen := map[string]bool{}
+	for _, name := range q.Groups {
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		rg := kmsg.NewDeleteGroupsResponseGroup()
+		rg.Group = name
+		if rg.ErrorCode = w.groupCoordinator(broker, name); rg.ErrorCode == errNone {
+			rg.ErrorCode = w.deleteGroup(name)
+		}
+		resp.Groups = append(resp.Groups, rg)
+	}
+	return resp
+}
+
+func (w *World) deleteGroup(name string) int16 {
+	w.expireMembers(name)
+	g := w.tx.groups[name]
+	switch {
+	case g == nil:
+		return int16(kerr.GroupIDNotFound)
+	case groupState(g, w.extGroupOf(name)) != "Empty":
+		return int16(kerr.NonEmptyGroup)
+	}
+	delete(w.tx.groups, name)
+	if w.ext != nil {
+		delete(w.ext.groups, name)
+	}
+	if w.tracing() {
+		w.emit(trace.New("group.deleted", fmt.Sprintf("group %s is deleted, with its committed offsets and any pending in open transactions (DeleteGroups)", name)).
+			With("group", trace.Str(name)))
+	}
+	return errNone
 }
