@@ -22,17 +22,7 @@ func TestDeleteGroups(t *testing.T) {
 	// simple: committed offsets only; busy: a member; txg: offsets pending
 	// in tp's open transaction, sent with the group metadata of a consumer
 	// that has not joined yet (generation -1).
-	commit := kmsg.NewPtrOffsetCommitRequest()
-	commit.Group, commit.Generation = "simple", -1
-	ct := kmsg.NewOffsetCommitRequestTopic()
-	ct.Topic = "orders"
-	cp := kmsg.NewOffsetCommitRequestTopicPartition()
-	cp.Partition, cp.Offset = 0, 7
-	ct.Partitions = append(ct.Partitions, cp)
-	commit.Topics = append(commit.Topics, ct)
-	if resp, err := admin.Request(c, commit); err != nil || resp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode != 0 {
-		t.Fatalf("OffsetCommit simple: %v %+v", err, resp)
-	}
+	commitSimple(t, c, admin, "simple", 7)
 	for _, line := range []string{
 		"consumer member read_committed orders-1 group=busy", "poll member",
 		"producer tp transactional=tx-d", "run", "consumer reader read_committed orders-2 group=txg",

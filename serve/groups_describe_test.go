@@ -134,17 +134,7 @@ func TestDescribeAndListGroups(t *testing.T) {
 	// A group only ever given offsets (a commit at generation -1, as an
 	// application that assigns itself partitions makes) is Empty, with no
 	// protocol type.
-	oc := kmsg.NewPtrOffsetCommitRequest()
-	oc.Group, oc.Generation = "simple", -1
-	oct := kmsg.NewOffsetCommitRequestTopic()
-	oct.Topic = "orders"
-	ocp := kmsg.NewOffsetCommitRequestTopicPartition()
-	ocp.Partition, ocp.Offset = 0, 0
-	oct.Partitions = append(oct.Partitions, ocp)
-	oc.Topics = append(oc.Topics, oct)
-	if resp, err := admin.Request(c, oc); err != nil || resp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode != 0 {
-		t.Fatalf("OffsetCommit for the group simple: %v %+v", err, resp)
-	}
+	commitSimple(t, c, admin, "simple", 0)
 
 	// Each group as "name:protocol type:state".
 	list := func(states, types []string) []string {
@@ -208,4 +198,22 @@ func mixedAssigned(g kmsg.DescribeGroupsResponseGroup) string {
 		return fmt.Sprintf("simg's assignments cover %v", all)
 	}
 	return ""
+}
+
+// commitSimple commits group's offset for orders-0 at generation -1, as an
+// application that assigns itself partitions does: a group Kafka creates
+// for the commit, with no members ("a simple consumer group").
+func commitSimple(t *testing.T, c context.Context, admin *kgo.Client, group string, offset int64) {
+	t.Helper()
+	oc := kmsg.NewPtrOffsetCommitRequest()
+	oc.Group, oc.Generation = group, -1
+	oct := kmsg.NewOffsetCommitRequestTopic()
+	oct.Topic = "orders"
+	ocp := kmsg.NewOffsetCommitRequestTopicPartition()
+	ocp.Partition, ocp.Offset = 0, offset
+	oct.Partitions = append(oct.Partitions, ocp)
+	oc.Topics = append(oc.Topics, oct)
+	if resp, err := admin.Request(c, oc); err != nil || resp.(*kmsg.OffsetCommitResponse).Topics[0].Partitions[0].ErrorCode != 0 {
+		t.Fatalf("OffsetCommit for the group %s: %v %+v", group, err, resp)
+	}
 }
