@@ -71,6 +71,10 @@ func FuzzFrame(f *testing.F) {
 	dlg.SetVersion(2)
 	dlg.Groups = []string{"g1", "g1"}
 	f.Add(rawRequest(dlg, 11, "admin"))
+	el := kmsg.NewPtrElectLeadersRequest()
+	el.SetVersion(2)
+	el.ElectionType = 1
+	f.Add(rawRequest(el, 12, "admin"))
 	f.Add([]byte{0, 0, 0, 8, 0, 7, 0, 0, 0, 0, 0, 7}) // ControlledShutdown v0: no client id
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})

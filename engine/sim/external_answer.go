@@ -78,6 +78,8 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 		return w.createTopics(q)
 	case *kmsg.CreatePartitionsRequest:
 		return w.createPartitions(q)
+	case *kmsg.ElectLeadersRequest:
+		return w.electLeaders(q)
 	case *kmsg.OffsetCommitRequest:
 		return w.offsetCommit(broker, q)
 	case *kmsg.OffsetFetchRequest:

@@ -132,6 +132,21 @@ func summarizeWire(r wireRequest) string {
 		return v + " group " + strings.Join(q.Groups, ", ")
 	case *kmsg.DeleteGroupsRequest:
 		return v + " group " + strings.Join(q.Groups, ", ")
+	case *kmsg.ElectLeadersRequest:
+		kind := "preferred"
+		if q.Version >= 1 && q.ElectionType == electUnclean {
+			kind = "unclean"
+		}
+		if q.Topics == nil {
+			return v + " " + kind + ", every partition"
+		}
+		var parts []string
+		for _, t := range q.Topics {
+			for _, p := range t.Partitions {
+				parts = append(parts, t.Topic+"-"+strconv.Itoa(int(p)))
+			}
+		}
+		return v + " " + kind + ", " + strings.Join(parts, ", ")
 	case *kmsg.ListGroupsRequest:
 		if len(q.StatesFilter) > 0 {
 			return v + " in state " + strings.Join(q.StatesFilter, ", ")
@@ -253,6 +268,18 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 		for _, g := range a.Groups {
 			if g.ErrorCode != 0 {
 				return g.ErrorCode, true
+			}
+		}
+		return 0, true
+	case *kmsg.ElectLeadersResponse:
+		if a.ErrorCode != 0 {
+			return a.ErrorCode, true
+		}
+		for _, t := range a.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					return p.ErrorCode, true
+				}
 			}
 		}
 		return 0, true

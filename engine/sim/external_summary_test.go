@@ -85,6 +85,11 @@ func TestWireSummaries(t *testing.T) {
 	dgr := kmsg.NewDeleteGroupsResponseGroup()
 	dgr.Group, dgr.ErrorCode = "g1", 68
 	delgResp.Groups = append(delgResp.Groups, dgr)
+	el := kmsg.NewPtrElectLeadersRequest()
+	el.Version, el.ElectionType = 2, 1
+	elt := kmsg.NewElectLeadersRequestTopic()
+	elt.Topic, elt.Partitions = "orders", []int32{0, 2}
+	el.Topics = append(el.Topics, elt)
 	dcResp := kmsg.NewPtrDescribeConfigsResponse()
 	dcResp.Version = 4
 	dcRes := kmsg.NewDescribeConfigsResponseResource()
@@ -115,6 +120,7 @@ func TestWireSummaries(t *testing.T) {
 		{"describe configs", wireRequest{api: "DescribeConfigs", req: dc}, `v4 topic "orders" (min.insync.replicas), broker ""`},
 		{"configs refused", wireResponse{api: "DescribeConfigs", resp: dcResp}, "v4 UNKNOWN_TOPIC_OR_PARTITION"},
 		{"delete groups", wireRequest{api: "DeleteGroups", req: delg}, "v2 group g1"},
+		{"elect leaders", wireRequest{api: "ElectLeaders", req: el}, "v2 unclean, orders-0, orders-2"},
 		{"a group with members", wireResponse{api: "DeleteGroups", resp: delgResp}, "v2 NON_EMPTY_GROUP"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -51,6 +51,7 @@ var ServedAPIs = []APIRange{
 	{32, "DescribeConfigs", 0, 4},
 	{37, "CreatePartitions", 0, 3},
 	{42, "DeleteGroups", 0, 2},
+	{43, "ElectLeaders", 0, 2},
 	{61, "DescribeProducers", 0, 0},
 	{65, "DescribeTransactions", 0, 0},
 	{66, "ListTransactions", 0, 1},
