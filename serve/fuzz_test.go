@@ -75,6 +75,13 @@ func FuzzFrame(f *testing.F) {
 	el.SetVersion(2)
 	el.ElectionType = 1
 	f.Add(rawRequest(el, 12, "admin"))
+	od := kmsg.NewPtrOffsetDeleteRequest()
+	od.Group = "g1"
+	odt := kmsg.NewOffsetDeleteRequestTopic()
+	odt.Topic = "orders"
+	odt.Partitions = append(odt.Partitions, kmsg.NewOffsetDeleteRequestTopicPartition())
+	od.Topics = append(od.Topics, odt)
+	f.Add(rawRequest(od, 13, "admin"))
 	f.Add([]byte{0, 0, 0, 8, 0, 7, 0, 0, 0, 0, 0, 7}) // ControlledShutdown v0: no client id
 	f.Add([]byte{0, 0, 0, 0})
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff})

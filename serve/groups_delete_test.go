@@ -8,8 +8,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DeleteGroups (kafka-consumer-groups.sh --delete) as Kafka's group
-// coordinator answers it (validateDeleteGroup, deleteAllOffsets): an empty
+// DeleteGroups (kafka-consumer-groups.sh --delete) and OffsetDelete
+// (--delete-offsets) as Kafka's group coordinator answers them
+// (validateDeleteGroup, deleteAllOffsets, validateOffsetDelete,
+// deleteOffsets): an empty
 // group goes with its committed offsets and the offsets pending in an open
 // transaction, so the transaction's commit later commits none for it; a
 // group with a member is NON_EMPTY_GROUP; one that does not exist
@@ -23,12 +25,56 @@ func TestDeleteGroups(t *testing.T) {
 	// in tp's open transaction, sent with the group metadata of a consumer
 	// that has not joined yet (generation -1).
 	commitSimple(t, c, admin, "simple", 7)
+	commitSimple(t, c, admin, "trim", 3)
 	for _, line := range []string{
 		"consumer member read_committed orders-1 group=busy", "poll member",
 		"producer tp transactional=tx-d", "run", "consumer reader read_committed orders-2 group=txg",
-		"begin tp", "send tp orders-2 1", "send-offsets tp txg", "run",
+		"consumer reader2 read_committed orders-2 group=txg2",
+		"begin tp", "send tp orders-2 1", "send-offsets tp txg", "send-offsets tp txg2", "run",
 	} {
 		apply(t, s, line)
+	}
+
+	// OffsetDelete (kafka-consumer-groups.sh --delete-offsets): an empty
+	// group loses the offsets named, committed or pending; a group with
+	// members refuses, and one that does not exist is not found.
+	offsetDelete := func(group string, parts ...int32) string {
+		q := kmsg.NewPtrOffsetDeleteRequest()
+		q.Group = group
+		rt := kmsg.NewOffsetDeleteRequestTopic()
+		rt.Topic = "orders"
+		for _, p := range parts {
+			rp := kmsg.NewOffsetDeleteRequestTopicPartition()
+			rp.Partition = p
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		q.Topics = append(q.Topics, rt)
+		resp, err := admin.Request(c, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resp.(*kmsg.OffsetDeleteResponse)
+		out := fmt.Sprint(r.ErrorCode)
+		for _, t := range r.Topics {
+			for _, p := range t.Partitions {
+				out += fmt.Sprintf(" %d:%d", p.Partition, p.ErrorCode)
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		group string
+		parts []int32
+		want  string
+	}{
+		{"trim", []int32{0, 1}, "0 0:0 1:0"},
+		{"txg2", []int32{2}, "0 2:0"},
+		{"busy", []int32{1}, "68"},
+		{"nothing", []int32{0}, "69"},
+	} {
+		if got := offsetDelete(tc.group, tc.parts...); got != tc.want {
+			t.Errorf("OffsetDelete %s %v: %q, want %q", tc.group, tc.parts, got, tc.want)
+		}
 	}
 
 	del := kmsg.NewPtrDeleteGroupsRequest()
@@ -49,8 +95,11 @@ func TestDeleteGroups(t *testing.T) {
 	apply(t, s, "run")
 	eventually(t, s, func(e Engine) string {
 		for _, g := range e.World().Snapshot().Groups {
-			if g.Group == "simple" || g.Group == "txg" {
+			switch {
+			case g.Group == "simple" || g.Group == "txg":
 				return fmt.Sprintf("group %s is still there after its deletion and the commit: %+v", g.Group, g)
+			case (g.Group == "trim" || g.Group == "txg2") && len(g.Committed) > 0:
+				return fmt.Sprintf("group %s has offsets after OffsetDelete and the commit: %+v", g.Group, g)
 			}
 		}
 		return ""

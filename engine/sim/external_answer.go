@@ -104,6 +104,8 @@ func (w *World) answerKafka(broker int, m *msg.Message, r wireRequest) kmsg.Resp
 		return w.listGroups(broker, q)
 	case *kmsg.DeleteGroupsRequest:
 		return w.deleteGroups(broker, q)
+	case *kmsg.OffsetDeleteRequest:
+		return w.offsetDelete(broker, q)
 	case *kmsg.DescribeConfigsRequest:
 		return w.describeConfigs(broker, q)
 	case *kmsg.DescribeProducersRequest:

@@ -2,15 +2,17 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/trace"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// DescribeGroups, ListGroups and DeleteGroups: the group coordinator's
+// DescribeGroups, ListGroups, DeleteGroups and OffsetDelete: the group coordinator's
 // view of its classic groups, real clients' and simulated consumers'
 // alike (GroupMetadataManager's describeGroups, listGroups and
 // validateDeleteGroup, ClassicGroup's asListedGroup, ClassicGroupMember's
@@ -206,4 +208,59 @@ func (w *World) deleteGroup(name string) int16 {
 			With("group", trace.Str(name)))
 	}
 	return errNone
+}
+
+// offsetDelete is OffsetMetadataManager.deleteOffsets for a classic group:
+// only an empty group's offsets can go (validateOffsetDelete: a group with
+// members is NON_EMPTY_GROUP, one that does not exist GROUP_ID_NOT_FOUND,
+// for the whole request); each partition named loses its committed offset
+// and the offsets pending for it in open transactions, and is answered
+// NONE whether it had one or not.
+func (w *World) offsetDelete(broker int, q *kmsg.OffsetDeleteRequest) *kmsg.OffsetDeleteResponse {
+	resp := q.ResponseKind().(*kmsg.OffsetDeleteResponse)
+	if resp.ErrorCode = w.groupCoordinator(broker, q.Group); resp.ErrorCode != errNone {
+		return resp
+	}
+	w.expireMembers(q.Group)
+	g := w.tx.groups[q.Group]
+	switch {
+	case g == nil:
+		resp.ErrorCode = int16(kerr.GroupIDNotFound)
+		return resp
+	case groupState(g, w.extGroupOf(q.Group)) != "Empty":
+		resp.ErrorCode = int16(kerr.NonEmptyGroup)
+		return resp
+	}
+	var gone []string
+	for _, t := range q.Topics {
+		rt := kmsg.NewOffsetDeleteResponseTopic()
+		rt.Topic = t.Topic
+		for _, p := range t.Partitions {
+			tp := msg.TP{Topic: t.Topic, Partition: int(p.Partition)}
+			_, had := g.Committed[tp]
+			delete(g.Committed, tp)
+			for pid, offs := range g.Pending {
+				n := len(offs)
+				if offs = slices.DeleteFunc(slices.Clone(offs), func(o msg.Offset) bool { return o.TP == tp }); len(offs) != n {
+					had = true
+					g.Pending[pid] = offs
+					if len(offs) == 0 {
+						delete(g.Pending, pid) // the marker will find nothing of this group's to commit
+					}
+				}
+			}
+			if had {
+				gone = append(gone, tp.String())
+			}
+			rp := kmsg.NewOffsetDeleteResponseTopicPartition()
+			rp.Partition = p.Partition
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		resp.Topics = append(resp.Topics, rt)
+	}
+	if w.tracing() && len(gone) > 0 {
+		w.emit(trace.New("group.offsets_deleted", fmt.Sprintf("group %s forgets its offsets for %s (OffsetDelete)", q.Group, strings.Join(gone, ", "))).
+			With("group", trace.Str(q.Group)).With("partitions", trace.Str(strings.Join(gone, ","))))
+	}
+	return resp
 }

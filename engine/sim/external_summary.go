@@ -132,6 +132,14 @@ func summarizeWire(r wireRequest) string {
 		return v + " group " + strings.Join(q.Groups, ", ")
 	case *kmsg.DeleteGroupsRequest:
 		return v + " group " + strings.Join(q.Groups, ", ")
+	case *kmsg.OffsetDeleteRequest:
+		s := v + " group " + q.Group + ":"
+		for _, t := range q.Topics {
+			for _, p := range t.Partitions {
+				s += " " + t.Topic + "-" + strconv.Itoa(int(p.Partition))
+			}
+		}
+		return s
 	case *kmsg.ElectLeadersRequest:
 		kind := "preferred"
 		if q.Version >= 1 && q.ElectionType == electUnclean {
@@ -272,6 +280,18 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 		}
 		return 0, true
 	case *kmsg.ElectLeadersResponse:
+		if a.ErrorCode != 0 {
+			return a.ErrorCode, true
+		}
+		for _, t := range a.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					return p.ErrorCode, true
+				}
+			}
+		}
+		return 0, true
+	case *kmsg.OffsetDeleteResponse:
 		if a.ErrorCode != 0 {
 			return a.ErrorCode, true
 		}

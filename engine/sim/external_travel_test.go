@@ -14,7 +14,7 @@ import (
 // Time travel is exact for what real clients' admin requests change too:
 // random sessions of the lab's commands interleaved with arrivals of
 // CreateTopics (with configs), CreatePartitions, simple offset commits,
-// DeleteGroups, ElectLeaders and the describing requests. A world rewound
+// DeleteGroups, OffsetDelete, ElectLeaders and the describing requests. A world rewound
 // to the moment after any command, checkpoints every few steps, answers
 // the same probe — every group described and listed, every topic's
 // configs with synonyms, the cluster's metadata — byte for byte as a world
@@ -74,7 +74,7 @@ func adminSession(seed uint64, rng *rand.Rand) []script.Command {
 		conn++
 		broker := 1 + rng.IntN(3)
 		var req kmsg.Request
-		switch rng.IntN(7) {
+		switch rng.IntN(8) {
 		case 0:
 			q := kmsg.NewPtrCreateTopicsRequest()
 			ct := kmsg.NewCreateTopicsRequestTopic()
@@ -113,6 +113,14 @@ func adminSession(seed uint64, rng *rand.Rand) []script.Command {
 			et := kmsg.NewElectLeadersRequestTopic()
 			et.Topic, et.Partitions = "orders", []int32{int32(rng.IntN(3))}
 			q.Topics = append(q.Topics, et)
+			req = q
+		case 6:
+			q := kmsg.NewPtrOffsetDeleteRequest()
+			q.Group = groups[rng.IntN(3)]
+			ot := kmsg.NewOffsetDeleteRequestTopic()
+			ot.Topic = "orders"
+			ot.Partitions = append(ot.Partitions, kmsg.NewOffsetDeleteRequestTopicPartition())
+			q.Topics = append(q.Topics, ot)
 			req = q
 		case 5:
 			q := kmsg.NewPtrDescribeGroupsRequest()

@@ -52,6 +52,7 @@ var ServedAPIs = []APIRange{
 	{37, "CreatePartitions", 0, 3},
 	{42, "DeleteGroups", 0, 2},
 	{43, "ElectLeaders", 0, 2},
+	{47, "OffsetDelete", 0, 0},
 	{61, "DescribeProducers", 0, 0},
 	{65, "DescribeTransactions", 0, 0},
 	{66, "ListTransactions", 0, 1},
