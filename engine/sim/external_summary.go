@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -270,53 +271,6 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 		return a.ErrorCode, true
 	case *kmsg.ListTransactionsResponse:
 		return a.ErrorCode, true
-	case *kmsg.ListGroupsResponse:
-		return a.ErrorCode, true
-	case *kmsg.DescribeGroupsResponse:
-		for _, g := range a.Groups {
-			if g.ErrorCode != 0 {
-				return g.ErrorCode, true
-			}
-		}
-		return 0, true
-	case *kmsg.ElectLeadersResponse:
-		if a.ErrorCode != 0 {
-			return a.ErrorCode, true
-		}
-		for _, t := range a.Topics {
-			for _, p := range t.Partitions {
-				if p.ErrorCode != 0 {
-					return p.ErrorCode, true
-				}
-			}
-		}
-		return 0, true
-	case *kmsg.OffsetDeleteResponse:
-		if a.ErrorCode != 0 {
-			return a.ErrorCode, true
-		}
-		for _, t := range a.Topics {
-			for _, p := range t.Partitions {
-				if p.ErrorCode != 0 {
-					return p.ErrorCode, true
-				}
-			}
-		}
-		return 0, true
-	case *kmsg.DeleteGroupsResponse:
-		for _, g := range a.Groups {
-			if g.ErrorCode != 0 {
-				return g.ErrorCode, true
-			}
-		}
-		return 0, true
-	case *kmsg.DescribeConfigsResponse:
-		for _, r := range a.Resources {
-			if r.ErrorCode != 0 {
-				return r.ErrorCode, true
-			}
-		}
-		return 0, true
 	case *kmsg.FindCoordinatorResponse:
 		if a.ErrorCode != 0 || len(a.Coordinators) == 0 {
 			return a.ErrorCode, true
@@ -392,6 +346,40 @@ func errorOf(resp kmsg.Response) (int16, bool) {
 			}
 		}
 		return 0, true
+	case *kmsg.ListGroupsResponse, *kmsg.DescribeGroupsResponse, *kmsg.DeleteGroupsResponse, *kmsg.OffsetDeleteResponse,
+		*kmsg.DescribeConfigsResponse, *kmsg.ElectLeadersResponse:
+		// Admin answers, rare on the wire: the first non-zero ErrorCode
+		// found walking the answer, its own before its entries'.
+		return firstErrorCode(reflect.ValueOf(resp)), true
 	}
 	return 0, false
+}
+
+// firstErrorCode is the first non-zero ErrorCode field of v, a struct's own
+// before those of the structs in its slices, depth first; 0 if none.
+func firstErrorCode(v reflect.Value) int16 {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			return firstErrorCode(v.Elem())
+		}
+	case reflect.Struct:
+		if f := v.FieldByName("ErrorCode"); f.IsValid() && f.Kind() == reflect.Int16 && f.Int() != 0 {
+			return int16(f.Int())
+		}
+		for i := range v.NumField() {
+			if f := v.Field(i); f.Kind() == reflect.Slice {
+				if code := firstErrorCode(f); code != 0 {
+					return code
+				}
+			}
+		}
+	case reflect.Slice:
+		for i := range v.Len() {
+			if code := firstErrorCode(v.Index(i)); code != 0 {
+				return code
+			}
+		}
+	}
+	return 0
 }
