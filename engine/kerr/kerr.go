@@ -67,6 +67,9 @@ const (
 	NonEmptyGroup                      Code = 68
 	GroupIDNotFound                    Code = 69
 	MemberIDRequired                   Code = 79
+	PreferredLeaderNotAvailable        Code = 80
+	EligibleLeadersNotAvailable        Code = 83
+	ElectionNotNeeded                  Code = 84
 	FencedInstanceID                   Code = 82
 	InvalidRecord                      Code = 87
 	UnstableOffsetCommit               Code = 88
@@ -99,6 +102,9 @@ var table = map[Code]info{
 	InvalidConfig:                      {"INVALID_CONFIG", false, "A configuration in the request is not valid."},
 	PolicyViolation:                    {"POLICY_VIOLATION", false, "The request breaks a policy the broker enforces."},
 	MemberIDRequired:                   {"MEMBER_ID_REQUIRED", false, "A new member must rejoin with the member id the coordinator just gave it (KIP-394)."},
+	PreferredLeaderNotAvailable:        {"PREFERRED_LEADER_NOT_AVAILABLE", true, "The preferred leader was not available."},
+	EligibleLeadersNotAvailable:        {"ELIGIBLE_LEADERS_NOT_AVAILABLE", true, "Eligible topic partition leaders are not available."},
+	ElectionNotNeeded:                  {"ELECTION_NOT_NEEDED", true, "Leader election not needed for topic partition."},
 	UnknownTopicID:                     {"UNKNOWN_TOPIC_ID", true, "This broker knows no topic with that id."},
 	NotLeaderOrFollower:                {"NOT_LEADER_OR_FOLLOWER", true, "This broker is not the leader (or a follower) for the partition."},
 	RequestTimedOut:                    {"REQUEST_TIMED_OUT", true, "The request timed out before the required replicas acknowledged it."},

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -26,14 +27,15 @@ import (
 // needed none are left out of the answer. A replica can lead while its
 // broker runs (Kafka: while it is not fenced).
 
-// The election types and the errors only ElectLeaders gives.
+// The election types, and the errors only ElectLeaders gives with
+// Kafka's messages (Errors.java).
 const (
 	electPreferred = 0
 	electUnclean   = 1
 
-	errPreferredLeaderNotAvailable = 80
-	errEligibleLeadersNotAvailable = 83
-	errElectionNotNeeded           = 84
+	errPreferredLeaderNotAvailable = int16(kerr.PreferredLeaderNotAvailable)
+	errEligibleLeadersNotAvailable = int16(kerr.EligibleLeadersNotAvailable)
+	errElectionNotNeeded           = int16(kerr.ElectionNotNeeded)
 	msgPreferredLeaderNotAvailable = "The preferred leader was not available."
 	msgEligibleLeadersNotAvailable = "Eligible topic partition leaders are not available."
 	msgElectionNotNeeded           = "Leader election not needed for topic partition."

@@ -90,6 +90,13 @@ func TestWireSummaries(t *testing.T) {
 	elt := kmsg.NewElectLeadersRequestTopic()
 	elt.Topic, elt.Partitions = "orders", []int32{0, 2}
 	el.Topics = append(el.Topics, elt)
+	elResp := kmsg.NewPtrElectLeadersResponse()
+	elResp.Version = 2
+	elrt := kmsg.NewElectLeadersResponseTopic()
+	elrp := kmsg.NewElectLeadersResponseTopicPartition()
+	elrp.ErrorCode = 84
+	elrt.Partitions = append(elrt.Partitions, elrp)
+	elResp.Topics = append(elResp.Topics, elrt)
 	dcResp := kmsg.NewPtrDescribeConfigsResponse()
 	dcResp.Version = 4
 	dcRes := kmsg.NewDescribeConfigsResponseResource()
@@ -121,6 +128,7 @@ func TestWireSummaries(t *testing.T) {
 		{"configs refused", wireResponse{api: "DescribeConfigs", resp: dcResp}, "v4 UNKNOWN_TOPIC_OR_PARTITION"},
 		{"delete groups", wireRequest{api: "DeleteGroups", req: delg}, "v2 group g1"},
 		{"elect leaders", wireRequest{api: "ElectLeaders", req: el}, "v2 unclean, orders-0, orders-2"},
+		{"no election needed", wireResponse{api: "ElectLeaders", resp: elResp}, "v2 ELECTION_NOT_NEEDED"},
 		{"a group with members", wireResponse{api: "DeleteGroups", resp: delgResp}, "v2 NON_EMPTY_GROUP"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
