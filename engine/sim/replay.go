@@ -167,8 +167,11 @@ func (w *World) actionAt(i int) action {
 // world's state without its history, and checkpoints are spaced so that
 // they cost less than the history they cover.
 
-// checkpointEvery is the least number of steps between checkpoints.
-const checkpointEvery = 512
+// checkpointEvery is the least number of steps between checkpoints. A
+// seek replays at most this many steps (under a millisecond, where
+// the budget is 5 ms); each checkpoint is a copy of the world's state that
+// the collector marks and keeps, which at 512 cost a produce 4-5 % more.
+const checkpointEvery = 1024
 
 // A world's checkpoints cost at most half its history (what it stored):
 // a larger world's checkpoints are further apart.
@@ -185,17 +188,21 @@ type checkpoint struct {
 
 // historyBytes estimates what the world's history holds: the commands and
 // steps, the logs, the producers' finished batches and the checker's
-// records of what was sent and acknowledged.
+// records of what was sent and acknowledged. The weights are what the
+// heap holds of each (runtime.MemStats after a collection, in the
+// workloads of BenchmarkCheckpointMemory and BenchmarkProducePath): an entry of the history is 32 bytes, a stored batch of a
+// record or three about 72 with its bytes, and a settled batch about 270
+// with the client's copy of its bytes and the checker's records of it.
 func (w *World) historyBytes() int {
-	n := 56 * w.actions.Len()
+	n := 32 * w.actions.Len()
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
-			n += 192 * r.Log.NumBatches()
+			n += 72 * r.Log.NumBatches()
 		}
 	}
 	for _, e := range w.producers.all.all() {
 		if s := e.slot; s.p != nil {
-			n += 140 * s.p.Settled()
+			n += 198 * s.p.Settled()
 		}
 	}
 	return n + 40*w.check.sources.entries.Len() + 32*w.check.acks.Len()
