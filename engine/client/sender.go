@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
@@ -232,21 +231,28 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 	if p.cfg.TransactionalID != "" {
 		rb.Attributes = record.TransactionalFlag
 	}
-	rb.Records = sc.recs[:0]
+	// The records are written in place over the last batch's: only their
+	// offset delta, key and value are ever set, so the other fields stay
+	// zero, and no record is built and copied in.
+	n := int(b.Count)
+	if cap(sc.recs) < n {
+		sc.recs = make([]record.Record, n)
+	}
+	rb.Records = sc.recs[:n]
 	// Default values are written into one scratch buffer sized up front, so
 	// the slices taken from it stay valid while the batch is encoded.
-	vals := slices.Grow(sc.vals[:0], int(b.Count)*(len(p.name)+21))
-	for i := range b.Count {
+	vals := slices.Grow(sc.vals[:0], n*(len(p.name)+21))
+	for i := range rb.Records {
 		v := b.Value
 		if !b.Explicit {
 			start := len(vals)
-			vals = strconv.AppendInt(append(append(vals, p.name...), '-'), b.FirstSerial+int64(i), 10)
+			vals = trace.AppendInt(append(append(vals, p.name...), '-'), b.FirstSerial+int64(i)) // strconv's digits, fewer steps
 			v = vals[start:len(vals):len(vals)]
 		}
-		rb.Records = append(rb.Records, record.Record{OffsetDelta: i, Key: b.Key, Value: v})
+		r := &rb.Records[i]
+		r.OffsetDelta, r.Key, r.Value = int32(i), b.Key, v
 	}
 	sc.vals = vals[:0]
-	sc.recs = rb.Records[:0]
 	out, err := sc.enc.Append(arena.Scratch(), &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
