@@ -636,8 +636,9 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	// written, not the whole struct through a copy built on the stack.
 	b := sn.newBatch(id, sc)
 	b.ID, b.TP, b.Count, b.FirstSerial, b.Key = id, tp, count, p.serial, key
-	b.CreatedMs, b.Timestamp, b.PID, b.Epoch, b.Seq = env.Now(), env.Timestamp(), -1, -1, -1
-	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.ps = Queued, -1, env.Now(), hasValue, ps
+	now := env.Now()
+	b.CreatedMs, b.Timestamp, b.PID, b.Epoch, b.Seq = now, env.Timestamp(), -1, -1, -1
+	b.State, b.BaseOffset, b.ReadyAt, b.Explicit, b.ps = Queued, -1, now, hasValue, ps
 	if hasValue {
 		b.Value = value
 	}
@@ -646,7 +647,7 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	q := ps.lists(sc)
 	q.queue = append(q.queue, b)
 	env.Timer(b.CreatedMs+p.cfg.DeliveryTimeoutMs, DeliveryDeadline, b.ID)
-	env.Wake(env.Now())
+	env.Wake(now)
 	if env.Tracing() {
 		slab := env.Slab()
 		tps := slab.Partition(tp.Topic, tp.Partition)

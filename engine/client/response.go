@@ -22,6 +22,7 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 		return false
 	}
 	p.unlinkReq(req)
+	sc := env.Scratch()
 	switch body := m.Body.(type) {
 	case msg.InitProducerIDResponse:
 		p.onInit(body, env)
@@ -35,12 +36,12 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 					res = r
 				}
 			}
-			p.complete(b, res, env)
+			p.complete(b, res, env, sc)
 		}
 	}
-	p.settle(env.Scratch())
+	p.settle(sc)
 	env.Wake(env.Now())
-	p.recycleReq(req, env.Scratch())
+	p.recycleReq(req, sc)
 	return true
 }
 
@@ -89,7 +90,7 @@ func (p *Producer) resetSequences() {
 }
 
 // complete handles one partition's answer for batch b (Sender.completeBatch).
-func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
+func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env, sc *Scratch) {
 	if b.done() {
 		// It expired while in flight and the application has its error, but
 		// a success still tells the producer what the partition holds
@@ -102,7 +103,7 @@ func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env) {
 	b.Request = 0
 	switch {
 	case r.Error == kerr.None:
-		p.ack(b, r.BaseOffset, env)
+		p.ack(b, r.BaseOffset, env, sc)
 	case p.canRetry(b, r.Error, env.Now()):
 		p.reenqueue(b, r.Error, r.Reason, env)
 	default:
@@ -133,11 +134,11 @@ func (p *Producer) noteWritten(b *Batch, baseOffset int64, env Env) {
 	}
 }
 
-func (p *Producer) ack(b *Batch, baseOffset int64, env Env) {
+func (p *Producer) ack(b *Batch, baseOffset int64, env Env, sc *Scratch) {
 	b.State, b.BaseOffset, b.Err = Acked, baseOffset, kerr.None
 	ps := b.ps
 	if p.cfg.Idempotent {
-		q := ps.lists(env.Scratch())
+		q := ps.lists(sc)
 		q.outstanding = without(q.outstanding, b)
 		if b.PID == ps.pid && b.Epoch == ps.epoch {
 			ps.lastAcked = max(ps.lastAcked, b.LastSeq())
@@ -367,7 +368,7 @@ func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env
 			p.initAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 		for _, b := range r.batches {
-			p.complete(b, msg.ProduceResult{TP: b.TP, Error: code, BaseOffset: -1, Reason: reason}, env)
+			p.complete(b, msg.ProduceResult{TP: b.TP, Error: code, BaseOffset: -1, Reason: reason}, env, env.Scratch())
 		}
 		if r.txn && p.txn != nil {
 			p.txn.inFlight = txnNone // sent again after the back-off: the same request, the same decision

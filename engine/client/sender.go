@@ -22,15 +22,18 @@ func (p *Producer) RunSender(env Env) bool {
 	if p.fatal {
 		return false
 	}
-	did := p.runSender(env)
-	p.settle(env.Scratch())
-	p.scheduleWake(env)
+	// The clock does not move and the scratch does not change during a
+	// pass: each is asked for once, not by every function that uses it.
+	sc, now := env.Scratch(), env.Now()
+	did := p.runSender(env, sc, now)
+	p.settle(sc)
+	p.scheduleWake(env, now)
 	return did
 }
 
 // runSender is RunSender before it settles and schedules: calls, not
 // defers, on the produce path.
-func (p *Producer) runSender(env Env) bool {
+func (p *Producer) runSender(env Env, sc *Scratch, now int64) bool {
 	did := false
 	if p.cfg.Idempotent {
 		did = p.maybeResolveSequences(env)
@@ -60,7 +63,7 @@ func (p *Producer) runSender(env Env) bool {
 		slices.Sort(leaders)
 	}
 	for _, b := range leaders {
-		if p.drainTo(b, env) {
+		if p.drainTo(b, env, sc, now) {
 			did = true
 		}
 	}
@@ -103,11 +106,10 @@ func (p *Producer) maybeInit(env Env) bool {
 
 // drainTo sends one produce request to broker b with at most one batch per
 // partition it leads, if the connection has room (max.in.flight).
-func (p *Producer) drainTo(b int, env Env) bool {
+func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 	if p.inflightTo(b) >= p.cfg.MaxInFlight || !env.Ready(b) {
 		return false
 	}
-	sc := env.Scratch()
 	batches := sc.drained[:0]
 	for _, ps := range p.parts {
 		if len(ps.waiting()) == 0 {
@@ -116,9 +118,9 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		if leader, ok := env.Leader(ps.tp); !ok || leader != b {
 			continue
 		}
-		if first := p.drainable(ps, env.Now()); first != nil {
+		if first := p.drainable(ps, now); first != nil {
 			ps.q.queue = dropFront(ps.q.queue, 1) // keeps the capacity for the next batch
-			p.prepare(ps, first, env)
+			p.prepare(ps, first, env.Arena(), sc)
 			batches = append(batches, first)
 		}
 	}
@@ -143,10 +145,10 @@ func (p *Producer) drainTo(b int, env Env) bool {
 	if p.cfg.Acks == 0 {
 		// acks=0: the client considers the batch done once written to the socket.
 		for _, ba := range batches {
-			p.ack(ba, -1, env)
+			p.ack(ba, -1, env, sc)
 		}
 		clearBatches(batches)
-		p.settle(env.Scratch())
+		p.settle(sc)
 		return true
 	}
 	r := p.addReq(id, b, sc)
@@ -155,7 +157,7 @@ func (p *Producer) drainTo(b int, env Env) bool {
 		r.batches = append(r.batches, ba) // one by one: no copy through the runtime for a batch or two
 	}
 	clearBatches(batches)
-	env.Timer(env.Now()+p.cfg.RequestTimeoutMs, RequestTimeout, id)
+	env.Timer(now+p.cfg.RequestTimeoutMs, RequestTimeout, id)
 	return true
 }
 
@@ -197,14 +199,14 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 }
 
 // prepare assigns the sequence at first drain and encodes the bytes to send.
-func (p *Producer) prepare(ps *partitionState, b *Batch, env Env) {
+func (p *Producer) prepare(ps *partitionState, b *Batch, arena *hist.Arena, sc *Scratch) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
-		q := ps.lists(env.Scratch())
+		q := ps.lists(sc)
 		q.outstanding = insertBySeq(q.outstanding, b)
 	}
-	b.Bytes = p.encode(b, env.Arena(), env.Scratch())
+	b.Bytes = p.encode(b, arena, sc)
 	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
 }
 
@@ -264,11 +266,10 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 // to do: a backed-off retry or InitProducerId, a transactional back-off, or
 // a batch that can be drained now. Nothing else: a wake that would find
 // nothing to do must never be asked for, or time could not pass.
-func (p *Producer) scheduleWake(env Env) {
+func (p *Producer) scheduleWake(env Env, now int64) {
 	if p.fatal {
 		return
 	}
-	now := env.Now()
 	next := int64(math.MaxInt64)
 	if p.cfg.Idempotent && (p.pid < 0 || p.txn != nil && p.txn.state == Initializing) {
 		if !p.initWaiting && p.initAt > now {
