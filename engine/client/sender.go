@@ -50,6 +50,9 @@ func (p *Producer) runSender(env Env, sc *Scratch, now int64) bool {
 			did = true
 		}
 	}
+	if len(p.recent()) == 0 {
+		return did // every batch in a queue is one not done: none waits
+	}
 	var brokers [8]int // a handful of leaders; grows past eight without harm
 	leaders := brokers[:0]
 	for _, ps := range p.parts {
@@ -282,16 +285,24 @@ func (p *Producer) scheduleWake(env Env, now int64) {
 	if t := p.txn; t != nil && t.inFlight == txnNone && t.readyAt > now && t.state != FatalError {
 		next = min(next, t.readyAt)
 	}
-	for _, ps := range p.parts {
-		if q := ps.waiting(); len(q) > 0 && q[0].ReadyAt > now {
-			next = min(next, q[0].ReadyAt)
-		}
-		if p.pid < 0 && p.cfg.Idempotent {
-			continue
-		}
-		if first := p.drainable(ps, now); first != nil {
-			if b, ok := env.Leader(ps.tp); ok && p.inflightTo(b) < p.cfg.MaxInFlight && env.Ready(b) {
-				next = now
+	// Every batch in a queue is one not done: with none, no partition has
+	// a batch to wait for or to drain.
+	if len(p.recent()) > 0 {
+		for _, ps := range p.parts {
+			q := ps.waiting()
+			if len(q) == 0 {
+				continue // nothing to drain (drainable's first test)
+			}
+			if q[0].ReadyAt > now {
+				next = min(next, q[0].ReadyAt)
+			}
+			if p.pid < 0 && p.cfg.Idempotent {
+				continue
+			}
+			if first := p.drainable(ps, now); first != nil {
+				if b, ok := env.Leader(ps.tp); ok && p.inflightTo(b) < p.cfg.MaxInFlight && env.Ready(b) {
+					next = now
+				}
 			}
 		}
 	}
