@@ -224,7 +224,7 @@ func (b *Broker) completeSatisfied(env Env) {
 		return
 	}
 	// Answers are sent in request order; answering may add nothing here.
-	indexed := len(b.pendingOrder) >= 2
+	indexed := len(b.pendingOrder) >= pendingIndexFrom
 	waiting := b.pendingOrder[:0]
 	for _, p := range b.pendingOrder {
 		if !b.settle(p) {
@@ -237,47 +237,52 @@ func (b *Broker) completeSatisfied(env Env) {
 		b.reply(p, env)
 	}
 	b.pendingOrder = waiting
-	if indexed && len(waiting) == 1 {
-		delete(b.pending, waiting[0].request)
+	if indexed && len(waiting) < pendingIndexFrom {
+		clear(b.pending)
 	}
 }
+
+// pendingIndexFrom is how many entries the purgatory holds before it
+// indexes them by request id: a search of a few costs less than a map's
+// insert and delete for every request that waits (some 300 instructions).
+const pendingIndexFrom = 8
 
 // addPending puts p, the latest request to arrive, in purgatory.
 func (b *Broker) addPending(p *pendingProduce) {
 	b.pendingOrder = append(b.pendingOrder, p)
-	switch len(b.pendingOrder) {
-	case 1:
+	switch n := len(b.pendingOrder); {
+	case n < pendingIndexFrom:
 		return
-	case 2:
+	case n == pendingIndexFrom:
 		if b.pending == nil {
 			b.pending = make(map[int]*pendingProduce)
 		}
-		first := b.pendingOrder[0]
-		b.pending[first.request] = first
+		for _, q := range b.pendingOrder[:n-1] {
+			b.pending[q.request] = q
+		}
 	}
 	b.pending[p.request] = p
 }
 
 // removePending takes p out of purgatory.
 func (b *Broker) removePending(p *pendingProduce) {
-	indexed := len(b.pendingOrder) >= 2
+	indexed := len(b.pendingOrder) >= pendingIndexFrom
 	b.pendingOrder = slices.DeleteFunc(b.pendingOrder, func(q *pendingProduce) bool { return q == p })
 	if indexed {
 		delete(b.pending, p.request)
-		if len(b.pendingOrder) == 1 {
-			delete(b.pending, b.pendingOrder[0].request)
+		if len(b.pendingOrder) < pendingIndexFrom {
+			clear(b.pending)
 		}
 	}
 }
 
 // findPending is request's purgatory entry, or nil.
 func (b *Broker) findPending(request int) *pendingProduce {
-	switch len(b.pendingOrder) {
-	case 0:
-		return nil
-	case 1:
-		if p := b.pendingOrder[0]; p.request == request {
-			return p
+	if len(b.pendingOrder) < pendingIndexFrom {
+		for _, p := range b.pendingOrder {
+			if p.request == request {
+				return p
+			}
 		}
 		return nil
 	}
