@@ -172,11 +172,12 @@ type Broker struct {
 	replicas     replicaSet
 	order        []msg.TP
 	pendingOrder []*pendingProduce       // the purgatory, in arrival order
-	pending      map[int]*pendingProduce // its entries by request id while there are two or more (findPending)
+	pending      map[int]*pendingProduce // its entries by request id while there are pendingIndexFrom or more (findPending)
 	conns        map[int]*clientConn     // by connection id (unique in the world, whoever opened it)
-	solo         soloConn                // one more connection, not in conns
-	spareConns   []*clientConn           // answered connections' records, for reuse
-	txns         map[string]*txnState    // transactions this broker coordinates
+	solos        [soloSlots]soloConn     // more connections, not in conns: the first nsolo
+	nsolo        int
+	spareConns   []*clientConn        // answered connections' records, for reuse
+	txns         map[string]*txnState // transactions this broker coordinates
 	pidNext      int64
 	pidEnd       int64
 	timerSeq     int // the last marker timer handed out
@@ -276,7 +277,7 @@ func (b *Broker) Kill() {
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)
-	b.solo = soloConn{}
+	b.solos, b.nsolo = [soloSlots]soloConn{}, 0
 	for _, tp := range b.order {
 		b.replicas.get(tp).fetching = false
 	}
@@ -293,7 +294,7 @@ func (b *Broker) Start(clean bool, env Env) error {
 	clear(b.pending)
 	b.pendingOrder = nil
 	clear(b.conns)
-	b.solo = soloConn{}
+	b.solos, b.nsolo = [soloSlots]soloConn{}, 0
 	for _, tp := range b.order {
 		r := b.replicas.get(tp)
 		if clean {
@@ -373,22 +374,48 @@ type answered struct {
 
 // soloConn is a connection with exactly one request outstanding and no
 // answer waiting, kept out of conns: the usual case (one request in flight
-// on the connection) then costs no map insert and delete. A connection is
-// in conns or in solo, never both.
+// on the connection) then costs no map insert and delete, which took
+// some 400 instructions a request. A connection is in conns or in solos,
+// never both.
 type soloConn struct {
 	conn, id int
-	set      bool
+}
+
+// soloSlots is how many connections a broker keeps as solos: a leader
+// answers a few producers at once (one connection each), and a search of
+// a few costs less than the map.
+const soloSlots = 4
+
+// solo is the index of conn among the solos, or -1.
+func (b *Broker) solo(conn int) int {
+	for i := range b.solos[:b.nsolo] {
+		if b.solos[i].conn == conn {
+			return i
+		}
+	}
+	return -1
+}
+
+// dropSolo forgets the solo at i; the last one takes its place (the
+// solos' order means nothing).
+func (b *Broker) dropSolo(i int) {
+	b.nsolo--
+	b.solos[i], b.solos[b.nsolo] = b.solos[b.nsolo], soloConn{}
 }
 
 // arrive records a client request that will be answered.
 func (b *Broker) arrive(m *msg.Message) {
-	if b.solo.set && b.solo.conn == m.Conn {
-		b.unsolo() // a second request on the connection
+	if i := b.solo(m.Conn); i >= 0 {
+		b.unsolo(i) // a second request on the connection
 	}
-	c := b.conns[m.Conn]
+	var c *clientConn
+	if len(b.conns) > 0 {
+		c = b.conns[m.Conn]
+	}
 	if c == nil {
-		if !b.solo.set {
-			b.solo = soloConn{conn: m.Conn, id: m.ID, set: true}
+		if b.nsolo < soloSlots {
+			b.solos[b.nsolo] = soloConn{conn: m.Conn, id: m.ID}
+			b.nsolo++
 			return
 		}
 		c = b.newConn()
@@ -410,24 +437,28 @@ func (b *Broker) newConn() *clientConn {
 	return c
 }
 
-// unsolo moves the solo connection into conns.
-func (b *Broker) unsolo() {
+// unsolo moves the solo at i into conns.
+func (b *Broker) unsolo(i int) {
+	s := b.solos[i]
+	b.dropSolo(i)
 	c := b.newConn()
-	c.order = append(c.order, b.solo.id)
-	b.conns[b.solo.conn] = c
-	b.solo = soloConn{}
+	c.order = append(c.order, s.id)
+	b.conns[s.conn] = c
 }
 
 // answer sends the answer to request id once every earlier request on the
 // connection has been answered.
 func (b *Broker) answer(to msg.Addr, conn, id int, body msg.Body, env Env) {
-	if b.solo.set && b.solo.conn == conn {
-		if b.solo.id == id {
-			b.solo = soloConn{}
+	if i := b.solo(conn); i >= 0 {
+		if b.solos[i].id == id {
+			b.dropSolo(i)
 			env.Reply(b.ID, to, conn, id, body)
 			return
 		}
-		b.unsolo() // an answer that must wait for the earlier one
+		b.unsolo(i) // an answer that must wait for the earlier one
+	}
+	if len(b.conns) == 0 {
+		return
 	}
 	c := b.conns[conn]
 	if c == nil {

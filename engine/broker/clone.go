@@ -14,7 +14,7 @@ import (
 func (b *Broker) Clone() *Broker {
 	c := &Broker{ID: b.ID, cfg: b.cfg, alive: b.alive, order: slices.Clone(b.order),
 		conns: make(map[int]*clientConn, len(b.conns)), txns: make(map[string]*txnState, len(b.txns)),
-		solo: b.solo, pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
+		solos: b.solos, nsolo: b.nsolo, pidNext: b.pidNext, pidEnd: b.pidEnd, timerSeq: b.timerSeq}
 	c.replicas.topics = slices.Clone(b.replicas.topics)
 	for _, parts := range b.replicas.parts {
 		cp := make([]*Replica, len(parts))
@@ -34,7 +34,7 @@ func (b *Broker) Clone() *Broker {
 		q.results, q.waitFor = slices.Clone(p.results), slices.Clone(p.waitFor)
 		c.pendingOrder[i] = &q // markers is never changed: shared
 	}
-	if len(c.pendingOrder) >= 2 {
+	if len(c.pendingOrder) >= pendingIndexFrom {
 		c.pending = make(map[int]*pendingProduce, len(c.pendingOrder))
 		for _, q := range c.pendingOrder {
 			c.pending[q.request] = q

@@ -46,15 +46,9 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 		f.caughtUpMs = env.Now()
 	}
 	if !r.InISR(req.ReplicaID) && f.leo >= r.Log.HighWatermark() && f.leo >= r.Log.LogEndOffset() {
-		r.ISR = append(r.ISR, req.ReplicaID)
-		slices.Sort(r.ISR)
-		env.AlterISR(req.TP, r.LeaderEpoch, r.ISR)
-		if env.Tracing() {
-			env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", req.ReplicaID, req.TP, r.ISR)).
-				With("partition", trace.Str(req.TP.String())).With("isr", trace.List(ints64(r.ISR))))
-		}
+		b.expandISR(r, req.TP, req.ReplicaID, env)
 	}
-	b.maybeAdvanceHW(r, env, req.ReplicaID)
+	b.advanceHW(r, env, req.ReplicaID, true)
 	resp := b.fetchResps.New() // a *msg.FetchResponse: the body is never changed once sent
 	resp.TP, resp.HighWatermark, resp.LeaderEpoch = req.TP, r.Log.HighWatermark(), r.LeaderEpoch
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
@@ -66,6 +60,19 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	}
 	f.knownHW = resp.HighWatermark
 	env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
+}
+
+// expandISR adds follower id, caught up, to the ISR of r, the replica of
+// tp. Apart from HandleFetch, which runs on every fetch, so that its frame
+// stays small.
+func (b *Broker) expandISR(r *Replica, tp msg.TP, id int, env Env) {
+	r.ISR = append(r.ISR, id)
+	slices.Sort(r.ISR)
+	env.AlterISR(tp, r.LeaderEpoch, r.ISR)
+	if env.Tracing() {
+		env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", id, tp, r.ISR)).
+			With("partition", trace.Str(tp.String())).With("isr", trace.List(ints64(r.ISR))))
+	}
 }
 
 // OnFetchResponse appends the fetched batches as a follower, takes the
@@ -96,16 +103,21 @@ func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int 
 	r.Log.SetHighWatermark(min(resp.HighWatermark, r.Log.LogEndOffset()))
 	again := n > 0 || r.refetch
 	r.refetch = false
-	if n > 0 {
-		if env.Tracing() {
-			env.Emit(b.ev("replica.append", "copies "+strconv.Itoa(n)+" batch(es) of "+resp.TP.String()+" from broker "+strconv.Itoa(r.Leader)+
-				"; log end "+strconv.FormatInt(r.Log.LogEndOffset(), 10)+", high watermark "+strconv.FormatInt(r.Log.HighWatermark(), 10)).
-				With("partition", trace.Str(resp.TP.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
-				With("high_watermark", trace.Int(r.Log.HighWatermark())))
-		}
+	if n > 0 && env.Tracing() {
+		b.emitReplicaAppend(r, resp.TP, n, env)
 	}
 	if again {
 		env.Fetch(b.ID, resp.TP) // after replica.append: the trace tells of the copy before the fetch that reports it
 	}
 	return n
+}
+
+// emitReplicaAppend emits the replica.append event for n batches copied
+// into r, the replica of tp. Apart from OnFetchResponse, so that its frame
+// stays small.
+func (b *Broker) emitReplicaAppend(r *Replica, tp msg.TP, n int, env Env) {
+	env.Emit(b.ev("replica.append", "copies "+strconv.Itoa(n)+" batch(es) of "+tp.String()+" from broker "+strconv.Itoa(r.Leader)+
+		"; log end "+strconv.FormatInt(r.Log.LogEndOffset(), 10)+", high watermark "+strconv.FormatInt(r.Log.HighWatermark(), 10)).
+		With("partition", trace.Str(tp.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
+		With("high_watermark", trace.Int(r.Log.HighWatermark())))
 }

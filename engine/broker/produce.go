@@ -58,9 +58,11 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 		b.arrive(m)
 	}
 	wait := false
-	for i := range req.Batches { // by pointer: a batch is 64 bytes
-		res, w := b.produceOne(m, req.Acks, req.TransactionalID, req.TV2, &req.Batches[i], env)
-		results = append(results, res)
+	// The results are zero, and written in place; the batches are read by
+	// pointer (64 bytes each).
+	results = results[:len(req.Batches)]
+	for i := range req.Batches {
+		w := b.produceOne(m, req.Acks, req.TransactionalID, req.TV2, &req.Batches[i], &results[i], env)
 		waitFor = append(waitFor, w)
 		wait = wait || w >= 0
 	}
@@ -78,8 +80,11 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
 
-func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, env Env) (msg.ProduceResult, int64) {
-	res := msg.ProduceResult{TP: pb.TP, BaseSeq: pb.BaseSeq, BaseOffset: -1, LogStartOffset: -1}
+// produceOne runs the leader's produce path for one batch, writing its
+// answer into *res, a zero result, and returns the offset the high
+// watermark must reach before acks=all answers it, or -1.
+func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, res *msg.ProduceResult, env Env) int64 {
+	res.TP, res.BaseSeq, res.BaseOffset, res.LogStartOffset = pb.TP, pb.BaseSeq, -1, -1
 	r := b.replicas.get(pb.TP)
 	var ar partition.AppendResult
 	switch {
@@ -89,7 +94,7 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, 
 		ar = partition.AppendResult{Error: kerr.NotLeaderOrFollower, BaseOffset: -1, Reason: fmt.Sprintf("broker %d does not lead %s", b.ID, pb.TP)}
 	case b.refused(m, pb, &ar, env):
 	default:
-		ar = b.appendChecked(r, acks, txnID, tv2, pb, env)
+		b.appendChecked(r, acks, txnID, tv2, pb, &ar, env)
 	}
 	if env.Tracing() {
 		logEnd := int64(-1)
@@ -103,15 +108,15 @@ func (b *Broker) produceOne(m *msg.Message, acks int16, txnID string, tv2 bool, 
 		res.LogStartOffset = r.Log.LogStartOffset()
 	}
 	if ar.Error != kerr.None {
-		return res, -1
+		return -1
 	}
 	if ar.Appended() {
 		b.replicate(r, env)
 	}
 	if acks == -1 {
-		return res, ar.LastOffset + 1
+		return ar.LastOffset + 1
 	}
-	return res, -1
+	return -1
 }
 
 // replicate wakes the followers of r that are not already fetching.
@@ -219,7 +224,7 @@ func (b *Broker) completeSatisfied(env Env) {
 		return
 	}
 	// Answers are sent in request order; answering may add nothing here.
-	indexed := len(b.pendingOrder) >= 2
+	indexed := len(b.pendingOrder) >= pendingIndexFrom
 	waiting := b.pendingOrder[:0]
 	for _, p := range b.pendingOrder {
 		if !b.settle(p) {
@@ -232,47 +237,52 @@ func (b *Broker) completeSatisfied(env Env) {
 		b.reply(p, env)
 	}
 	b.pendingOrder = waiting
-	if indexed && len(waiting) == 1 {
-		delete(b.pending, waiting[0].request)
+	if indexed && len(waiting) < pendingIndexFrom {
+		clear(b.pending)
 	}
 }
+
+// pendingIndexFrom is how many entries the purgatory holds before it
+// indexes them by request id: a search of a few costs less than a map's
+// insert and delete for every request that waits (some 300 instructions).
+const pendingIndexFrom = 8
 
 // addPending puts p, the latest request to arrive, in purgatory.
 func (b *Broker) addPending(p *pendingProduce) {
 	b.pendingOrder = append(b.pendingOrder, p)
-	switch len(b.pendingOrder) {
-	case 1:
+	switch n := len(b.pendingOrder); {
+	case n < pendingIndexFrom:
 		return
-	case 2:
+	case n == pendingIndexFrom:
 		if b.pending == nil {
 			b.pending = make(map[int]*pendingProduce)
 		}
-		first := b.pendingOrder[0]
-		b.pending[first.request] = first
+		for _, q := range b.pendingOrder[:n-1] {
+			b.pending[q.request] = q
+		}
 	}
 	b.pending[p.request] = p
 }
 
 // removePending takes p out of purgatory.
 func (b *Broker) removePending(p *pendingProduce) {
-	indexed := len(b.pendingOrder) >= 2
+	indexed := len(b.pendingOrder) >= pendingIndexFrom
 	b.pendingOrder = slices.DeleteFunc(b.pendingOrder, func(q *pendingProduce) bool { return q == p })
 	if indexed {
 		delete(b.pending, p.request)
-		if len(b.pendingOrder) == 1 {
-			delete(b.pending, b.pendingOrder[0].request)
+		if len(b.pendingOrder) < pendingIndexFrom {
+			clear(b.pending)
 		}
 	}
 }
 
 // findPending is request's purgatory entry, or nil.
 func (b *Broker) findPending(request int) *pendingProduce {
-	switch len(b.pendingOrder) {
-	case 0:
-		return nil
-	case 1:
-		if p := b.pendingOrder[0]; p.request == request {
-			return p
+	if len(b.pendingOrder) < pendingIndexFrom {
+		for _, p := range b.pendingOrder {
+			if p.request == request {
+				return p
+			}
 		}
 		return nil
 	}
@@ -284,11 +294,11 @@ func (b *Broker) findPending(request int) *pendingProduce {
 func (b *Broker) settle(p *pendingProduce) bool { return b.settleResults(p.results, p.waitFor) }
 
 func (b *Broker) settleResults(results []msg.ProduceResult, waitFor []int64) bool {
-	for i, res := range results {
+	for i := range results { // by index: a result is 80 bytes
 		if waitFor[i] < 0 {
 			continue
 		}
-		r := b.replicas.get(res.TP)
+		r := b.replicas.get(results[i].TP)
 		if r == nil || !r.IsLeader {
 			results[i].Error, results[i].BaseOffset = kerr.NotLeaderOrFollower, -1
 			waitFor[i] = -1
@@ -367,15 +377,18 @@ func (b *Broker) underMinIsr(r *Replica) bool { return len(r.ISR) < b.minInsync(
 
 // appendChecked runs the leader's checks that come before the log, in
 // Kafka's order — the transaction's first write verified with the
-// coordinator, then min.insync.replicas for acks=all — and appends.
-func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, env Env) partition.AppendResult {
+// coordinator, then min.insync.replicas for acks=all — and appends,
+// writing the result into *ar, a zero one.
+func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, pb *msg.ProduceBatch, ar *partition.AppendResult, env Env) {
 	if code := b.joinCheck(txnID, tv2, pb.TP, pb.Data, env); code != kerr.None {
-		return partition.AppendResult{Error: code, BaseOffset: -1,
+		*ar = partition.AppendResult{Error: code, BaseOffset: -1,
 			Reason: fmt.Sprintf("the transaction coordinator answers %s for this partition", code.Name())}
+		return
 	}
 	if acks == -1 && b.underMinIsr(r) {
-		return partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
+		*ar = partition.AppendResult{Error: kerr.NotEnoughReplicas, BaseOffset: -1,
 			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.minInsync(r))}
+		return
 	}
-	return r.Log.AppendAsLeader(pb.Data)
+	r.Log.AppendAsLeaderTo(pb.Data, ar)
 }

@@ -156,7 +156,12 @@ func agreedPrefix(f, l *partition.Log) int64 {
 // looked at only when the high watermark moved: an entry waits for high
 // watermarks only, and leadership moving away settles it through
 // failPending.
-func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
+func (b *Broker) maybeAdvanceHW(r *Replica, env Env) { b.advanceHW(r, env, 0, false) }
+
+// advanceHW is maybeAdvanceHW answering follower answering, if answers,
+// whose answer carries the high watermark. (Not variadic: the slice built
+// at each call, and the search of it, were on every fetch's path.)
+func (b *Broker) advanceHW(r *Replica, env Env, answering int, answers bool) {
 	if b.underMinIsr(r) {
 		// Kafka 3.7+ (KAFKA-15583): under min.insync.replicas the high
 		// watermark stays where it is, so nothing written now is visible
@@ -181,26 +186,32 @@ func (b *Broker) maybeAdvanceHW(r *Replica, env Env, answering ...int) {
 	r.Log.SetHighWatermark(hw)
 	if after := r.Log.HighWatermark(); after > before {
 		if env.Tracing() {
-			slab := env.Slab()
-			tp := slab.Partition(r.TP.Topic, r.TP.Partition)
-			a := slab.Begin(64 + len(tp) + 2*len(r.ISR))
-			a = a.Int(trace.KeyBroker, int64(b.ID))
-			a = a.Str(trace.KeyPartition, tp)
-			a = a.Int(trace.KeyHighWatermark, after)
-			a = a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
-			a = a.Say(trace.SentenceHW)
-			for _, id := range r.ISR {
-				a = a.Arg(int64(id))
-			}
-			env.Event("hw.advance").Attrs = slab.Done(a)
+			b.emitHWAdvance(r, after, env)
 		}
 		for _, f := range r.followers {
-			if f.knownHW < after && !slices.Contains(answering, f.id) {
+			if f.knownHW < after && (!answers || f.id != answering) {
 				env.Fetch(f.id, r.TP)
 			}
 		}
 		b.completeSatisfied(env)
 	}
+}
+
+// emitHWAdvance emits the hw.advance event (keys: docs/trace.md). Apart
+// from advanceHW, so that the untraced path keeps a small frame.
+func (b *Broker) emitHWAdvance(r *Replica, after int64, env Env) {
+	slab := env.Slab()
+	tp := slab.Partition(r.TP.Topic, r.TP.Partition)
+	a := slab.Begin(64 + len(tp) + 2*len(r.ISR))
+	a = a.Int(trace.KeyBroker, int64(b.ID))
+	a = a.Str(trace.KeyPartition, tp)
+	a = a.Int(trace.KeyHighWatermark, after)
+	a = a.Int(trace.KeyLastStableOffset, r.Log.LastStableOffset())
+	a = a.Say(trace.SentenceHW)
+	for _, id := range r.ISR {
+		a = a.Arg(int64(id))
+	}
+	env.Event("hw.advance").Attrs = slab.Done(a)
 }
 
 // CheckISR removes followers that have not caught up within

@@ -48,7 +48,17 @@ func (r *AppendResult) Appended() bool {
 // Kafka's leader writes has them corrected, with a new CRC
 // (setMaxTimestamp).
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
-	res := AppendResult{BaseOffset: -1, LastOffset: -1, LogStartOffset: l.start}
+	var res AppendResult
+	l.AppendAsLeaderTo(data, &res)
+	return res
+}
+
+// AppendAsLeaderTo is AppendAsLeader writing its result into *res, which
+// must be the zero AppendResult: the leader's produce path keeps the
+// result where it answers from, and a result returned by value (some 140
+// bytes, a decision in it) was copied at every call on its way there.
+func (l *Log) AppendAsLeaderTo(data []byte, res *AppendResult) {
+	res.BaseOffset, res.LastOffset, res.LogStartOffset = -1, -1, l.start
 	var h record.Header
 	code, reason, change, maxTS := l.validateClientBatch(data, &h)
 	switch {
@@ -60,27 +70,30 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	}
 	if code != kerr.None {
 		res.Error, res.Reason = code, reason
-		return res
+		return
 	}
+	var pb producerstate.Batch
 	if h.HasProducerID() {
-		res.Decision, res.Checked = l.state.Validate(producerstate.BatchOf(&h), producerstate.Client), true
-		switch d := &res.Decision; d.Outcome {
+		pb = producerstate.BatchOf(&h)
+		d := &res.Decision
+		l.state.ValidateTo(d, &pb, producerstate.Client)
+		res.Checked = true
+		switch d.Outcome {
 		case producerstate.Duplicate:
 			res.BaseOffset, res.LastOffset = d.Original.FirstOffset(), d.Original.LastOffset
-			return res
+			return
 		case producerstate.Reject:
 			res.Error = d.Error
-			return res
+			return
 		}
 	}
 	res.BaseOffset = l.appendBytes(data, h.LastOffsetDelta, true)
 	res.LastOffset = res.BaseOffset + int64(h.LastOffsetDelta)
 	if res.Checked {
-		l.state.Append(producerstate.BatchOf(&h), res.BaseOffset)
+		l.state.Append(pb, res.BaseOffset)
 	} else {
 		l.state.UpdateMapEndOffset(l.end)
 	}
-	return res
 }
 
 // change is what the leader does to a good client batch before it stores

@@ -508,6 +508,27 @@ func TestBatchAt(t *testing.T) {
 	}
 }
 
+// BatchAt finds every offset of a log longer than a chunk of its batch
+// list, searched back from the end at every distance.
+func TestBatchAtLongLog(t *testing.T) {
+	l := New("orders-0", Config{})
+	var first []int64 // each batch's base offset
+	for n := range 300 {
+		first = append(first, l.LogEndOffset())
+		mustAppend(t, l, batch(-1, -1, -1, int32(1+n%3), false))
+	}
+	for i, base := range first {
+		for off := base; off <= l.Batch(i).LastOffset(); off++ {
+			if got := l.BatchAt(off); got != i {
+				t.Fatalf("offset %d in batch %d, want %d", off, got, i)
+			}
+		}
+	}
+	if got := l.BatchAt(l.LogEndOffset()); got != -1 {
+		t.Fatalf("the log end in batch %d", got)
+	}
+}
+
 // A good batch's checks allocate nothing: the leader validates every
 // batch of every produce (an escaping errors.As target once allocated on
 // each).

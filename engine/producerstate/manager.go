@@ -177,6 +177,12 @@ func (m *Manager) Validate(b Batch, origin Origin) Decision {
 	return Validate(m.get(b.ProducerID), b, origin)
 }
 
+// ValidateTo is Validate writing the decision into *d, which must be the
+// zero Decision: for a caller that keeps it in a result of its own.
+func (m *Manager) ValidateTo(d *Decision, b *Batch, origin Origin) {
+	validateTo(d, m.get(b.ProducerID), b, origin)
+}
+
 // Append records a data batch written at firstOffset. The caller has
 // validated it (or trusts it, for replication and rebuilds).
 func (m *Manager) Append(b Batch, firstOffset int64) {
