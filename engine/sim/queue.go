@@ -178,7 +178,7 @@ func (h *queue) less(i, j int) bool {
 func (w *World) schedule(it item) {
 	at, d := w.queue.reserve()
 	put(d, &it)
-	w.enqueue(at)
+	w.enqueue(at, d)
 }
 
 // reserve returns a free slot of the slab, zero, for an item to be written
@@ -199,12 +199,12 @@ func (q *queue) reserve() (int32, *item) {
 	return at, &q.slab[at]
 }
 
-// enqueue queues the item written in slot at, in the order of its due time
-// and, among items due at once, of scheduling.
-func (w *World) enqueue(at int32) {
+// enqueue queues the item written in slot at (it, as reserve gave it),
+// in the order of its due time and, among items due at once, of
+// scheduling.
+func (w *World) enqueue(at int32, it *item) {
 	w.seq++
 	q := &w.queue
-	it := &q.slab[at]
 	it.seq = w.seq
 	switch e := (qent{due: it.due, seq: it.seq, at: at}); {
 	case (it.kind == itemDeliver || it.due <= w.now) && q.lane.fits(it.due):

@@ -103,7 +103,7 @@ func TestQueueOrderWithLane(t *testing.T) {
 					it.kind = itemFence
 				}
 				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
-				w.enqueue(at)
+				w.enqueue(at, it)
 				want = append(want, key{it.due, int64(it.seq)})
 				continue
 			}

@@ -136,6 +136,46 @@ func (w *World) record(a action) {
 	w.actions.Append(entryOf(&a))
 }
 
+// recordStep is record(action{kind: actStep, limit: limit}) for the step
+// just taken, without building the action: every step is recorded.
+func (w *World) recordStep(limit int64) {
+	if w.run.at > 0 && w.run.limit == limit {
+		w.run.at++ // consecutive steps share one entry
+		w.run.after = w.steps
+		return
+	}
+	w.closeRun()
+	w.run = action{kind: actStep, at: 1, after: w.steps, limit: limit}
+}
+
+// recordCommand is record(action{kind: kind, cmd: c}) for an actApply or
+// actInput, written straight as its entry (entryOf's first case).
+func (w *World) recordCommand(kind actionKind, c script.Command) {
+	if uint64(w.steps) > math.MaxInt64>>3 {
+		w.record(action{kind: kind, cmd: c})
+		return
+	}
+	if kind == actApply {
+		c = w.compactCommand(c)
+	}
+	w.closeRun()
+	w.actions.Append(entry{v: c, after: int64(w.steps)<<3 | int64(kind)})
+}
+
+// recordIdle is record(action{kind: actIdle, limit: limit}), written
+// straight as its entry.
+func (w *World) recordIdle(limit int64) {
+	if uint64(w.steps) > math.MaxInt64>>3 {
+		w.record(action{kind: actIdle, limit: limit})
+		return
+	}
+	if last := w.actions.Last(); w.run.at == 0 && last != nil && last.idleWithin(limit) {
+		return // looking again finds the same nothing
+	}
+	w.closeRun()
+	w.actions.Append(entry{after: int64(w.steps)<<3 | int64(actIdle), x: limit})
+}
+
 // closeRun moves the open run of steps into the history.
 func (w *World) closeRun() {
 	if w.run.at > 0 {
@@ -375,7 +415,7 @@ func (r *World) replay(a action) {
 	case actStep:
 		for range a.at {
 			r.step(a.limit)
-			r.record(action{kind: actStep, limit: a.limit})
+			r.recordStep(a.limit)
 		}
 		r.flush()
 		return

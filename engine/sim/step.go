@@ -21,18 +21,11 @@ const noLimit = int64(1<<63 - 1)
 // (an advance), periodic tasks due by then count even when no item is.
 func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 	evs, ok := w.step(limit)
-	switch {
-	case !ok:
-		w.record(action{kind: actIdle, limit: limit})
+	if !ok {
+		w.recordIdle(limit)
 		return evs, ok
-	case w.run.at > 0 && w.run.limit == limit:
-		// What record does with a step that continues the open run of
-		// steps, most steps, without building an action to hand it.
-		w.run.at++
-		w.run.after = w.steps
-	default:
-		w.record(action{kind: actStep, limit: limit})
 	}
+	w.recordStep(limit)
 	if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
 		w.maybeCheckpoint()
 	}
@@ -66,7 +59,8 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 				w.compact()
 				continue
 			}
-			w.drop()
+			w.queue.release(head.at) // drop, with the head already at hand
+			w.queue.removeNext(inLane)
 			continue
 		}
 		if s := w.pausedOwner(next); s != nil {
@@ -258,8 +252,9 @@ func (w *World) perform(it *item) bool {
 		env := s
 		if it.kind == itemWake {
 			s.wakePending = false
-			defer w.settleTxnAcks(s)
-			return s.p.RunSender(env)
+			did := s.p.RunSender(env)
+			w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			return did
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
 	case itemProduceTimer:
