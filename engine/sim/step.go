@@ -35,6 +35,10 @@ func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
 func (w *World) step(limit int64) ([]trace.Event, bool) {
 	for {
 		head, inLane := w.queue.top()
+		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
+			w.settleLater() // one of them may be next: w.top, without its call at every step
+			continue
+		}
 		if head == nil || head.due > limit {
 			if limit == noLimit {
 				return nil, false
