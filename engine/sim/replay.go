@@ -414,15 +414,16 @@ func (r *World) replay(a action) {
 		r.check.run(r)
 	case actStep:
 		for range a.at {
-			r.step(a.limit)
-			r.recordStep(a.limit)
+			r.stepWithin(a.limit) // recorded as it is taken
 		}
 		r.flush()
 		return
 	case actIdle:
-		if _, ok := r.step(a.limit); ok {
+		if _, ok := r.stepWithin(a.limit); ok {
 			panic("replaying an idle step performed one (the history is not deterministic)")
 		}
+		r.flush() // recorded as it was looked for
+		return
 	case actAdvance:
 		r.announceAdvance(a.at)
 	case actClock:

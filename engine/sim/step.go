@@ -19,20 +19,8 @@ const noLimit = int64(1<<63 - 1)
 
 // stepWithin performs the next event due at or before limit; with a limit
 // (an advance), periodic tasks due by then count even when no item is.
+// It records the step, or the look that found nothing, in the history.
 func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
-	evs, ok := w.step(limit)
-	if !ok {
-		w.recordIdle(limit)
-		return evs, ok
-	}
-	w.recordStep(limit)
-	if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
-		w.maybeCheckpoint()
-	}
-	return evs, ok
-}
-
-func (w *World) step(limit int64) ([]trace.Event, bool) {
 	for {
 		head, inLane := w.queue.top()
 		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
@@ -41,16 +29,18 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		}
 		if head == nil || head.due > limit {
 			if limit == noLimit {
+				w.recordIdle(limit)
 				return nil, false
 			}
 			// Nothing queued before the limit: a periodic task may still be.
 			w.steps++
 			before := w.now
 			if w.runPeriodic(limit) {
-				return w.finishStep(), true
+				return w.stepped(limit), true
 			}
 			w.now = before
 			w.steps--
+			w.recordIdle(limit)
 			return nil, false
 		}
 		next := &w.queue.slab[head.at]
@@ -78,7 +68,7 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		// Mostly no periodic task is due by the item: runPeriodic would
 		// find so at once, and is not called.
 		if min(w.nextExpiry, w.nextISR, w.nextTxn) <= next.due && w.runPeriodic(next.due) {
-			return w.finishStep(), true
+			return w.stepped(limit), true
 		}
 		// A periodic task that did nothing scheduled nothing: the head is
 		// still the item. It leaves the queue and is performed where it
@@ -98,12 +88,29 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		}
 		w.queue.release(at)
 		if did {
-			return w.finishStep(), true
+			// stepped, without its call for most steps
+			evs := w.finishStep()
+			w.recordStep(limit)
+			if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
+				w.maybeCheckpoint()
+			}
+			return evs, true
 		}
 		// The item turned out to have nothing to do: time does not move for it.
 		w.now = before
 		w.steps--
 	}
+}
+
+// stepped ends a step that did something: the checker, its events, its
+// entry in the history and, when one is due, a checkpoint.
+func (w *World) stepped(limit int64) []trace.Event {
+	evs := w.finishStep()
+	w.recordStep(limit)
+	if w.steps >= w.nextCkpt && !w.replaying {
+		w.maybeCheckpoint()
+	}
+	return evs
 }
 
 // finishStep runs the anomaly checker and closes the step's events.
