@@ -167,7 +167,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 	w := j.w
 	start := w.trace.Len() // the steps' events follow each other in the trace
 	var out []trace.Event  // unless the trace is not kept
-	for n := 0; n < maxSteps && !j.done; n++ {
+	for n := 0; n < maxSteps && !j.done; {
 		if j.left == 0 {
 			j.done = true
 			if j.kind != jobStep && w.tracing() {
@@ -184,9 +184,13 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		if j.kind == jobAdvance {
 			limit = j.deadline
 		}
-		evs, ok := w.stepWithin(limit)
+		want := min(maxSteps-n, j.left)
+		k, evs := w.stepsWithin(limit, want)
 		out = w.collect(out, evs)
-		if !ok {
+		n += k
+		j.left -= k
+		j.Steps += k
+		if k < want { // nothing more was due
 			j.done = true
 			if j.kind == jobAdvance {
 				w.now = max(w.now, j.deadline)
@@ -194,8 +198,6 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 			}
 			break
 		}
-		j.left--
-		j.Steps++
 	}
 	if w.dropTrace {
 		return out, j.done
@@ -205,10 +207,13 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 
 // collect gathers a job's events when the trace does not keep them.
 func (w *World) collect(out, evs []trace.Event) []trace.Event {
-	if w.dropTrace {
-		return append(out, evs...)
+	switch {
+	case !w.dropTrace:
+		return out
+	case out == nil:
+		return evs // handed over by flush: no copy needed
 	}
-	return out
+	return append(out, evs...)
 }
 
 // Stop ends the job where it is: an advance leaves the clock at its last

@@ -178,10 +178,14 @@ func (w *World) recordIdle(limit int64) {
 
 // closeRun moves the open run of steps into the history.
 func (w *World) closeRun() {
-	if w.run.at > 0 {
-		w.actions.Append(entryOf(&w.run))
-		w.run = action{}
+	if w.run.at > 0 { // mostly not: small enough to be inlined at every record
+		w.appendRun()
 	}
+}
+
+func (w *World) appendRun() {
+	w.actions.Append(entryOf(&w.run))
+	w.run = action{}
 }
 
 // numActions is the length of the history, the open run included.
@@ -413,13 +417,11 @@ func (r *World) replay(a action) {
 		}
 		r.check.run(r)
 	case actStep:
-		for range a.at {
-			r.stepWithin(a.limit) // recorded as it is taken
-		}
+		r.stepsWithin(a.limit, int(a.at)) // recorded as they are taken
 		r.flush()
 		return
 	case actIdle:
-		if _, ok := r.stepWithin(a.limit); ok {
+		if n, _ := r.stepsWithin(a.limit, 1); n > 0 {
 			panic("replaying an idle step performed one (the history is not deterministic)")
 		}
 		r.flush() // recorded as it was looked for
