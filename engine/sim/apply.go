@@ -19,8 +19,9 @@ import (
 // world is unchanged. What Kafka's client would refuse at run time (a
 // ConfigException, a send on a fenced producer) is an event, not an error.
 func (w *World) Apply(c script.Command) ([]trace.Event, error) {
-	var j Job
-	if w.startJob(c, &j) {
+	if takesSteps(c) { // asked first: most commands take none, and a Job need not be made for them
+		var j Job
+		w.startJob(c, &j)
 		evs, _ := j.Continue(math.MaxInt)
 		if len(j.started) == 0 {
 			return evs, nil
@@ -31,7 +32,7 @@ func (w *World) Apply(c script.Command) ([]trace.Event, error) {
 		w.discardPending()
 		return nil, err
 	}
-	w.record(action{kind: actApply, cmd: w.remembered(c)})
+	w.recordCommand(actApply, w.remembered(c))
 	w.check.run(w) // a failover or a restart can lose acknowledged data at once
 	return w.flush(), nil
 }
@@ -113,7 +114,7 @@ func (j *Job) continueReplay(maxSteps int) ([]trace.Event, bool) {
 	j.done = true
 	w := j.w
 	w.keepReplay(rr.result())
-	w.record(action{kind: actApply, cmd: w.remembered(j.cmd)})
+	w.recordCommand(actApply, w.remembered(j.cmd))
 	w.check.run(w)
 	return w.flush(), true
 }
@@ -133,10 +134,10 @@ func (w *World) startJob(c script.Command, j *Job) bool {
 	switch c := c.(type) {
 	case *script.Step:
 		j.kind, j.left = jobStep, max(c.N, 1)
-		w.record(action{kind: actInput, cmd: c})
+		w.recordCommand(actInput, c)
 	case *script.Run:
 		j.kind = jobRun
-		w.record(action{kind: actInput, cmd: c})
+		w.recordCommand(actInput, c)
 	case *script.Advance:
 		j.kind, j.deadline = jobAdvance, w.now+c.Ms
 		w.announceAdvance(c.Ms)
@@ -166,7 +167,7 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 	w := j.w
 	start := w.trace.Len() // the steps' events follow each other in the trace
 	var out []trace.Event  // unless the trace is not kept
-	for n := 0; n < maxSteps && !j.done; n++ {
+	for n := 0; n < maxSteps && !j.done; {
 		if j.left == 0 {
 			j.done = true
 			if j.kind != jobStep && w.tracing() {
@@ -183,9 +184,13 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 		if j.kind == jobAdvance {
 			limit = j.deadline
 		}
-		evs, ok := w.stepWithin(limit)
+		want := min(maxSteps-n, j.left)
+		k, evs := w.stepsWithin(limit, want)
 		out = w.collect(out, evs)
-		if !ok {
+		n += k
+		j.left -= k
+		j.Steps += k
+		if k < want { // nothing more was due
 			j.done = true
 			if j.kind == jobAdvance {
 				w.now = max(w.now, j.deadline)
@@ -193,8 +198,6 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 			}
 			break
 		}
-		j.left--
-		j.Steps++
 	}
 	if w.dropTrace {
 		return out, j.done
@@ -204,10 +207,13 @@ func (j *Job) Continue(maxSteps int) ([]trace.Event, bool) {
 
 // collect gathers a job's events when the trace does not keep them.
 func (w *World) collect(out, evs []trace.Event) []trace.Event {
-	if w.dropTrace {
-		return append(out, evs...)
+	switch {
+	case !w.dropTrace:
+		return out
+	case out == nil:
+		return evs // handed over by flush: no copy needed
 	}
-	return out
+	return append(out, evs...)
 }
 
 // Stop ends the job where it is: an advance leaves the clock at its last

@@ -130,7 +130,8 @@ func (w *World) clone(live bool) *World {
 	c.ext.relink(cl)
 
 	q := &w.queue
-	c.queue = queue{heap: slices.Clone(q.heap), lane: q.lane.clone(), slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
+	c.queue = queue{heap: slices.Clone(q.heap), lane: q.lane.clone(), later: slices.Clone(q.later), laterMin: q.laterMin,
+		slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
 	for at, it := range q.items() {
 		c.queue.slab[at] = cl.item(*it)
 	}

@@ -111,7 +111,7 @@ func (s *producerSlot) Timer(at int64, kind client.TimerKind, ref int) {
 func (w *World) scheduleFor(s *producerSlot, due int64, kind itemKind, timer client.TimerKind, ref int) {
 	at, it := w.queue.reserve()
 	it.due, it.kind, it.slot, it.life, it.timer, it.ref = due, kind, s, s.life, timer, ref
-	w.enqueue(at)
+	w.enqueue(at, it)
 }
 
 // brokerEnv is the world as the brokers see it.
@@ -140,7 +140,7 @@ func (e brokerEnv) ProduceTimer(at int64, b int, request int) {
 	w := e.w
 	slot, it := w.queue.reserve()
 	it.due, it.kind, it.broker, it.ref = at, itemProduceTimer, b, request
-	w.enqueue(slot)
+	w.enqueue(slot, it)
 }
 
 // Fetch makes follower send a fetch for tp now, unless one is in flight.
@@ -242,7 +242,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *
 	c.due[dir] = f.due
 	c.wire++
 	it.due = f.due
-	w.enqueue(at) // the slot stays put until the item is performed: f is still the message
+	w.enqueue(at, it) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
 		fromS, toS, api := from.String(), to.String(), body.Name()
 		req, isProduce := body.(*msg.ProduceRequest)

@@ -65,11 +65,22 @@ type qent struct {
 // of them) goes before the lane's head when the head is due later, in
 // the room the lane keeps there: it is the earliest of the lane, and the
 // lane stays in order.
+//
+// A producer's deadlines (a request's, a batch's) and a purgatory
+// entry's timeout are armed for every request and nearly always answered
+// long before they come due: they wait unsorted in later, with the
+// earliest of them in laterMin, and go into the heap only when the next
+// item could be one of them or the queue is compacted (settleLater);
+// those that can never act again by then are dropped without ever being
+// sifted through the heap. The order is still the one heap's: no item is
+// taken while one of later comes before it.
 type queue struct {
-	heap []qent
-	lane fifo
-	slab []item
-	free []int32
+	heap     []qent
+	lane     fifo
+	later    []qent
+	laterMin qent // the earliest of later, when later is not empty
+	slab     []item
+	free     []int32
 }
 
 // fifo is the lane: entries in (due, seq) order, from the head e[h]; the
@@ -124,7 +135,7 @@ func (l *fifo) queued() []qent { return l.e[l.h:] }
 
 func (l *fifo) clone() fifo { return fifo{e: slices.Clone(l.e), h: l.h} }
 
-func (q *queue) len() int { return len(q.heap) + len(q.lane.e) - q.lane.h }
+func (q *queue) len() int { return len(q.heap) + len(q.lane.e) - q.lane.h + len(q.later) }
 
 // top is the next entry and whether it is the lane's, or nil.
 func (q *queue) top() (*qent, bool) {
@@ -164,8 +175,46 @@ func (q *queue) items() iter.Seq2[int32, *item] {
 				return
 			}
 		}
+		for _, e := range q.later {
+			if !yield(e.at, &q.slab[e.at]) {
+				return
+			}
+		}
 	}
 }
+
+// top is the queue's next entry and whether it is the lane's, or nil, as
+// queue.top, with the later timers settled first when one of them comes
+// before the head of the lane and of the heap.
+func (w *World) top() (*qent, bool) {
+	q := &w.queue
+	head, inLane := q.top()
+	if len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
+		w.settleLater()
+		head, inLane = q.top()
+	}
+	return head, inLane
+}
+
+// settleLater moves the later timers into the heap, dropping those that
+// can never act again.
+func (w *World) settleLater() {
+	q := &w.queue
+	for _, e := range q.later {
+		if w.obsolete(&q.slab[e.at]) {
+			q.release(e.at)
+			continue
+		}
+		q.heap = append(q.heap, e)
+		q.up(len(q.heap) - 1)
+	}
+	q.later = q.later[:0]
+}
+
+// waitsLater reports whether an item of kind k not due at once waits in
+// queue.later: the deadlines armed for each request, nearly all of which
+// are answered first.
+func waitsLater(k itemKind) bool { return k == itemProducerTimer || k == itemProduceTimer }
 
 func (h *queue) less(i, j int) bool {
 	a, b := &h.heap[i], &h.heap[j]
@@ -178,7 +227,7 @@ func (h *queue) less(i, j int) bool {
 func (w *World) schedule(it item) {
 	at, d := w.queue.reserve()
 	put(d, &it)
-	w.enqueue(at)
+	w.enqueue(at, d)
 }
 
 // reserve returns a free slot of the slab, zero, for an item to be written
@@ -199,12 +248,12 @@ func (q *queue) reserve() (int32, *item) {
 	return at, &q.slab[at]
 }
 
-// enqueue queues the item written in slot at, in the order of its due time
-// and, among items due at once, of scheduling.
-func (w *World) enqueue(at int32) {
+// enqueue queues the item written in slot at (it, as reserve gave it),
+// in the order of its due time and, among items due at once, of
+// scheduling.
+func (w *World) enqueue(at int32, it *item) {
 	w.seq++
 	q := &w.queue
-	it := &q.slab[at]
 	it.seq = w.seq
 	switch e := (qent{due: it.due, seq: it.seq, at: at}); {
 	case (it.kind == itemDeliver || it.due <= w.now) && q.lane.fits(it.due):
@@ -212,13 +261,24 @@ func (w *World) enqueue(at int32) {
 		return
 	case it.due <= w.now && q.lane.pushFront(e):
 		return
+	case waitsLater(it.kind):
+		if len(q.later) == 0 {
+			if cap(q.later) == 0 {
+				q.later = make([]qent, 0, firstHeap)
+			}
+			q.laterMin = e
+		} else if before(&e, &q.laterMin) {
+			q.laterMin = e
+		}
+		q.later = append(q.later, e)
+	default:
+		if cap(q.heap) == 0 {
+			q.heap = make([]qent, 0, firstHeap)
+		}
+		q.heap = append(q.heap, e)
+		q.up(len(q.heap) - 1)
 	}
-	if cap(q.heap) == 0 {
-		q.heap = make([]qent, 0, firstHeap)
-	}
-	q.heap = append(q.heap, qent{due: it.due, seq: it.seq, at: at})
-	q.up(len(q.heap) - 1)
-	if len(q.heap) > w.compactAt {
+	if len(q.heap)+len(q.later) > w.compactAt {
 		w.compact()
 	}
 }
@@ -312,7 +372,14 @@ func (w *World) compact() {
 		}
 		kept = append(kept, e)
 	}
-	q.heap = kept
+	for _, e := range q.later {
+		if w.obsolete(&q.slab[e.at]) {
+			q.release(e.at)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	q.heap, q.later = kept, q.later[:0]
 	for i := len(kept)/2 - 1; i >= 0; i-- {
 		q.down(i)
 	}
@@ -396,7 +463,7 @@ func (q *queue) release(at int32) {
 
 // peek returns the next item, or nil; the pointer is valid until the queue changes.
 func (w *World) peek() *item {
-	e, _ := w.queue.top()
+	e, _ := w.top()
 	if e == nil {
 		return nil
 	}
@@ -406,7 +473,7 @@ func (w *World) peek() *item {
 // pop removes the next item and returns it.
 func (w *World) pop() item {
 	q := &w.queue
-	top, lane := q.top()
+	top, lane := w.top()
 	at := top.at
 	it := q.slab[at]
 	q.release(at)
@@ -417,7 +484,7 @@ func (w *World) pop() item {
 // drop removes the next item without returning it.
 func (w *World) drop() {
 	q := &w.queue
-	top, lane := q.top()
+	top, lane := w.top()
 	q.release(top.at)
 	q.removeNext(lane)
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"testing"
 	"unsafe"
+
+	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/script"
 )
 
 // TestPutCopiesAll fills every field of an item, however deep, with a value
@@ -103,7 +106,7 @@ func TestQueueOrderWithLane(t *testing.T) {
 					it.kind = itemFence
 				}
 				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
-				w.enqueue(at)
+				w.enqueue(at, it)
 				want = append(want, key{it.due, int64(it.seq)})
 				continue
 			}
@@ -136,6 +139,85 @@ func TestQueueOrderWithLane(t *testing.T) {
 			}
 			slices.SortFunc(left, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
 			if !slices.Equal(left, want) || w.queue.len() != len(want) {
+				t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
+			}
+		}
+	}
+}
+
+// TestQueueOrderWithLater: deadlines wait unsorted beside the heap
+// (queue.later), yet every item that can still act is handed out in
+// (due, seq) order, as one heap would, and a deadline that can never act
+// again is never handed out: it is dropped when it would be sorted.
+func TestQueueOrderWithLater(t *testing.T) {
+	base := New(1)
+	base.SetTracing(false)
+	base.Apply(&script.Producer{Name: "p"})
+	base.Apply(&script.Send{Producer: "p", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1})
+	s := base.producers.get("p")
+	if !s.p.TimerLive(client.DeliveryDeadline, 1) {
+		t.Fatal("batch 1's deadline should be live")
+	}
+	for seed := uint64(1); seed <= 200; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		w := base.Clone()
+		w.queue, w.compactAt, w.sweepAt = queue{}, 8, 8
+		s := w.producers.get("p")
+		type key struct{ due, seq int64 }
+		var want []key // queued, not taken, able to act
+		now := w.now
+		for op := 0; op < 400; op++ {
+			if r.IntN(3) > 0 || len(want) == 0 {
+				at, it := w.queue.reserve()
+				it.kind = itemDeliver
+				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
+				dead := false
+				switch r.IntN(4) {
+				case 0:
+					it.kind = itemFence
+				case 1, 2:
+					it.kind, it.slot, it.life, it.timer, it.ref = itemProducerTimer, s, s.life, client.DeliveryDeadline, 1
+					it.due = now + []int64{1, 11, 30000}[r.IntN(3)]
+					if r.IntN(2) == 0 {
+						it.ref, dead = 9999, true // no such batch: can never act
+					}
+				}
+				w.enqueue(at, it)
+				if !dead {
+					want = append(want, key{it.due, int64(it.seq)})
+				}
+				continue
+			}
+			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
+			var got key
+			switch r.IntN(3) {
+			case 0:
+				it := w.pop()
+				got = key{it.due, int64(it.seq)}
+			case 1:
+				head, _ := w.top()
+				it := &w.queue.slab[head.at]
+				got = key{it.due, int64(it.seq)}
+				w.drop()
+			default:
+				it := w.peek()
+				got = key{it.due, int64(it.seq)}
+				w.drop()
+			}
+			if got != want[0] {
+				t.Fatalf("seed %d op %d: next is due %d seq %d, want due %d seq %d", seed, op, got.due, got.seq, want[0].due, want[0].seq)
+			}
+			want = want[1:]
+			now = got.due
+			w.now = now
+			var left []key
+			for _, it := range w.queue.items() {
+				if it.kind != itemProducerTimer || it.ref == 1 {
+					left = append(left, key{it.due, int64(it.seq)})
+				}
+			}
+			slices.SortFunc(left, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
+			if !slices.Equal(left, want) {
 				t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
 			}
 		}

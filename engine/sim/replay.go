@@ -136,12 +136,56 @@ func (w *World) record(a action) {
 	w.actions.Append(entryOf(&a))
 }
 
+// recordStep is record(action{kind: actStep, limit: limit}) for the step
+// just taken, without building the action: every step is recorded.
+func (w *World) recordStep(limit int64) {
+	if w.run.at > 0 && w.run.limit == limit {
+		w.run.at++ // consecutive steps share one entry
+		w.run.after = w.steps
+		return
+	}
+	w.closeRun()
+	w.run = action{kind: actStep, at: 1, after: w.steps, limit: limit}
+}
+
+// recordCommand is record(action{kind: kind, cmd: c}) for an actApply or
+// actInput, written straight as its entry (entryOf's first case).
+func (w *World) recordCommand(kind actionKind, c script.Command) {
+	if uint64(w.steps) > math.MaxInt64>>3 {
+		w.record(action{kind: kind, cmd: c})
+		return
+	}
+	if kind == actApply {
+		c = w.compactCommand(c)
+	}
+	w.closeRun()
+	w.actions.Append(entry{v: c, after: int64(w.steps)<<3 | int64(kind)})
+}
+
+// recordIdle is record(action{kind: actIdle, limit: limit}), written
+// straight as its entry.
+func (w *World) recordIdle(limit int64) {
+	if uint64(w.steps) > math.MaxInt64>>3 {
+		w.record(action{kind: actIdle, limit: limit})
+		return
+	}
+	if last := w.actions.Last(); w.run.at == 0 && last != nil && last.idleWithin(limit) {
+		return // looking again finds the same nothing
+	}
+	w.closeRun()
+	w.actions.Append(entry{after: int64(w.steps)<<3 | int64(actIdle), x: limit})
+}
+
 // closeRun moves the open run of steps into the history.
 func (w *World) closeRun() {
-	if w.run.at > 0 {
-		w.actions.Append(entryOf(&w.run))
-		w.run = action{}
+	if w.run.at > 0 { // mostly not: small enough to be inlined at every record
+		w.appendRun()
 	}
+}
+
+func (w *World) appendRun() {
+	w.actions.Append(entryOf(&w.run))
+	w.run = action{}
 }
 
 // numActions is the length of the history, the open run included.
@@ -373,16 +417,15 @@ func (r *World) replay(a action) {
 		}
 		r.check.run(r)
 	case actStep:
-		for range a.at {
-			r.step(a.limit)
-			r.record(action{kind: actStep, limit: a.limit})
-		}
+		r.stepsWithin(a.limit, int(a.at)) // recorded as they are taken
 		r.flush()
 		return
 	case actIdle:
-		if _, ok := r.step(a.limit); ok {
+		if n, _ := r.stepsWithin(a.limit, 1); n > 0 {
 			panic("replaying an idle step performed one (the history is not deterministic)")
 		}
+		r.flush() // recorded as it was looked for
+		return
 	case actAdvance:
 		r.announceAdvance(a.at)
 	case actClock:

@@ -12,49 +12,45 @@ import (
 // Step performs the next due event — deliver a message, fire a timer, run
 // a producer's sender, a periodic broker task — and returns what happened.
 // It returns false when nothing is due.
-func (w *World) Step() ([]trace.Event, bool) { return w.stepWithin(noLimit) }
+func (w *World) Step() ([]trace.Event, bool) {
+	n, evs := w.stepsWithin(noLimit, 1)
+	return evs, n == 1
+}
 
 // noLimit is the horizon of a plain step: the next due item, however far.
 const noLimit = int64(1<<63 - 1)
 
-// stepWithin performs the next event due at or before limit; with a limit
-// (an advance), periodic tasks due by then count even when no item is.
-func (w *World) stepWithin(limit int64) ([]trace.Event, bool) {
-	evs, ok := w.step(limit)
-	switch {
-	case !ok:
-		w.record(action{kind: actIdle, limit: limit})
-		return evs, ok
-	case w.run.at > 0 && w.run.limit == limit:
-		// What record does with a step that continues the open run of
-		// steps, most steps, without building an action to hand it.
-		w.run.at++
-		w.run.after = w.steps
-	default:
-		w.record(action{kind: actStep, limit: limit})
-	}
-	if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
-		w.maybeCheckpoint()
-	}
-	return evs, ok
-}
-
-func (w *World) step(limit int64) ([]trace.Event, bool) {
-	for {
+// stepsWithin performs up to n steps, each the next event due at or
+// before limit; with a limit (an advance), periodic tasks due by then
+// count even when no item is. It records each step, and the look that
+// found nothing when it stops short, in the history, and returns how many
+// it took and their events: when the trace is not kept, all of them
+// (handed over); when it is, the last step's (read them all in the trace).
+// The steps of a job are taken in one call, not one call each.
+func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
+	for taken < n {
 		head, inLane := w.queue.top()
+		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
+			w.settleLater() // one of them may be next: w.top, without its call at every step
+			continue
+		}
 		if head == nil || head.due > limit {
 			if limit == noLimit {
-				return nil, false
+				w.recordIdle(limit)
+				return taken, evs
 			}
 			// Nothing queued before the limit: a periodic task may still be.
 			w.steps++
 			before := w.now
 			if w.runPeriodic(limit) {
-				return w.finishStep(), true
+				evs = w.gather(evs, w.stepped(limit))
+				taken++
+				continue
 			}
 			w.now = before
 			w.steps--
-			return nil, false
+			w.recordIdle(limit)
+			return taken, evs
 		}
 		next := &w.queue.slab[head.at]
 		if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
@@ -66,7 +62,8 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 				w.compact()
 				continue
 			}
-			w.drop()
+			w.queue.release(head.at) // drop, with the head already at hand
+			w.queue.removeNext(inLane)
 			continue
 		}
 		if s := w.pausedOwner(next); s != nil {
@@ -80,7 +77,9 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		// Mostly no periodic task is due by the item: runPeriodic would
 		// find so at once, and is not called.
 		if min(w.nextExpiry, w.nextISR, w.nextTxn) <= next.due && w.runPeriodic(next.due) {
-			return w.finishStep(), true
+			evs = w.gather(evs, w.stepped(limit))
+			taken++
+			continue
 		}
 		// A periodic task that did nothing scheduled nothing: the head is
 		// still the item. It leaves the queue and is performed where it
@@ -100,12 +99,42 @@ func (w *World) step(limit int64) ([]trace.Event, bool) {
 		}
 		w.queue.release(at)
 		if did {
-			return w.finishStep(), true
+			// stepped, without its call for most steps
+			e := w.finishStep()
+			w.recordStep(limit)
+			if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
+				w.maybeCheckpoint()
+			}
+			evs = w.gather(evs, e)
+			taken++
+			continue
 		}
 		// The item turned out to have nothing to do: time does not move for it.
 		w.now = before
 		w.steps--
 	}
+	return taken, evs
+}
+
+// gather adds a step's events e to those of the steps before it, evs (see
+// stepsWithin): a trace that is not kept hands the events over, so the
+// first step's may be added to; a kept trace's are read from it.
+func (w *World) gather(evs, e []trace.Event) []trace.Event {
+	if w.dropTrace && evs != nil {
+		return append(evs, e...)
+	}
+	return e
+}
+
+// stepped ends a step that did something: the checker, its events, its
+// entry in the history and, when one is due, a checkpoint.
+func (w *World) stepped(limit int64) []trace.Event {
+	evs := w.finishStep()
+	w.recordStep(limit)
+	if w.steps >= w.nextCkpt && !w.replaying {
+		w.maybeCheckpoint()
+	}
+	return evs
 }
 
 // finishStep runs the anomaly checker and closes the step's events.
@@ -258,8 +287,9 @@ func (w *World) perform(it *item) bool {
 		env := s
 		if it.kind == itemWake {
 			s.wakePending = false
-			defer w.settleTxnAcks(s)
-			return s.p.RunSender(env)
+			did := s.p.RunSender(env)
+			w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			return did
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
 	case itemProduceTimer:

@@ -139,9 +139,12 @@ func (t *producerTable) names() []string {
 // are compared without hashing (as a Go map does with up to 8 keys): the
 // lab's worlds have a few producers, and look one up for every send.
 func (t *producerTable) get(name string) *producerSlot {
-	if t.all.len() <= 8 {
-		for _, e := range t.all.all() {
-			if e.name == name {
+	if n := t.all.len(); n <= 8 {
+		if n == 0 {
+			return nil
+		}
+		for i := range t.all.c[0][:n] { // all in the first chunk: a plain loop, not the iterator's closure
+			if e := &t.all.c[0][i]; e.name == name {
 				return e.slot
 			}
 		}

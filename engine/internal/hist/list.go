@@ -30,10 +30,11 @@ func (l *List[T]) At(i int) T { return *l.Ptr(i) }
 
 // Ptr returns a pointer to entry i, for reading only.
 func (l *List[T]) Ptr(i int) *T {
-	if c := i / chunkLen; c < len(l.full) {
-		return &l.full[c][i%chunkLen]
+	u := uint(i) // unsigned: dividing is a shift, and a negative i is past the end
+	if c := u / chunkLen; c < uint(len(l.full)) {
+		return &l.full[c][u%chunkLen]
 	}
-	return &l.tail[i-len(l.full)*chunkLen]
+	return &l.tail[u-uint(len(l.full))*chunkLen]
 }
 
 // Last returns a pointer to the last entry (for reading only), or nil.
