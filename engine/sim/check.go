@@ -464,26 +464,25 @@ func (c *checker) pass(w *World, changes uint64) {
 		c.checkFresh(w)
 		return
 	}
-	for len(c.parts) < len(w.parts) {
-		c.parts = append(c.parts, nil)
+	n := len(w.parts)
+	if len(c.parts) < n || len(c.rescan) < n || len(c.quiet) < n {
+		c.grow(n)
 	}
-	for len(c.rescan) < len(w.parts) {
-		c.rescan = append(c.rescan, false)
-	}
-	for len(c.quiet) < len(w.parts) {
-		c.quiet = append(c.quiet, quietPart{})
-	}
-	parts, rescans, quiet := c.parts[:len(w.parts)], c.rescan[:len(w.parts)], c.quiet[:len(w.parts)]
+	parts, rescans, quiet := c.parts[:n], c.rescan[:n], c.quiet[:n]
 	for i, m := range w.parts {
-		q := &quiet[i]
-		if q.m == m && q.leader == m.leader && q.pc == parts[i] && !rescans[i] && q.b == w.brokers[m.leader-1] && q.pc.unchanged() {
+		q, pc := &quiet[i], parts[i]
+		if q.pc == pc && q.m == m && q.leader == m.leader && !rescans[i] && q.b == w.brokers[m.leader-1] {
+			// The same leader's log as the last pass left it (the broker
+			// keeps it): scanned only if it changed since.
+			if !pc.unchanged() {
+				c.scan(w, m.tp, pc)
+			}
 			continue
 		}
 		log := w.leaderLog(m)
 		if log == nil {
 			continue
 		}
-		pc := parts[i]
 		rescan := rescans[i]
 		if pc == nil || pc.log != log || rescan {
 			pc = c.newPartCheck(log)
@@ -502,6 +501,19 @@ func (c *checker) pass(w *World, changes uint64) {
 	}
 	c.checkFresh(w)
 	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
+}
+
+// grow gives the checker's lists by partition n entries.
+func (c *checker) grow(n int) {
+	for len(c.parts) < n {
+		c.parts = append(c.parts, nil)
+	}
+	for len(c.rescan) < n {
+		c.rescan = append(c.rescan, false)
+	}
+	for len(c.quiet) < n {
+		c.quiet = append(c.quiet, quietPart{})
+	}
 }
 
 // checkFresh checks the acks that came in since the last pass.
