@@ -224,21 +224,14 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 	return id.n + e.shift, true
 }
 
-// span counts the records of a producer from serial first on, at most n,
-// that the judged log all holds (held) or all does not (!held), reading
-// its marks a run at a time (hist.Runs.Run).
-func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int64 {
-	if int(who) >= c.seen.len() {
-		if held {
-			return 0
-		}
-		return n
-	}
-	v := c.seen.at(int(who))
+// span counts the records from serial first on, at most n, that the
+// check of gen holds (held) or does not hold (!held), reading the marks a
+// run at a time (hist.Runs.Run).
+func (s *seenRecs) span(first, n int64, gen uint32, held bool) int64 {
 	var m int64
 	for m < n {
-		x, k := v.runOf(int(first+m), int(n-m))
-		if in := x.gen == pc.gen; in != held {
+		x, k := s.runOf(int(first+m), int(n-m))
+		if in := x.gen == gen; in != held {
 			return m
 		}
 		m += int64(k)
@@ -246,21 +239,13 @@ func (c *checker) span(pc *partCheck, who int32, first, n int64, held bool) int6
 	return m
 }
 
-// markRun records that the judged log holds n records of a producer, from
-// serial first at offset, one after the other.
-func (c *checker) markRun(pc *partCheck, who int32, first int64, n int, offset int64) {
+// seenOf returns where the judged logs hold producer who's records,
+// making room for them if none were marked yet.
+func (c *checker) seenOf(who int32) *seenRecs {
 	for int(who) >= c.seen.len() {
 		c.seen.append(seenRecs{})
 	}
-	c.seen.at(int(who)).setRange(int(first), n, seenAt{shift: offset - first, gen: pc.gen})
-}
-
-// maxOf returns the highest serial of a producer the check has marked.
-func (c *checker) maxOf(pc *partCheck, who int32) (int64, bool) {
-	if int(who) >= c.seen.len() {
-		return 0, false
-	}
-	return c.seen.at(int(who)).maxOf(pc.gen)
+	return c.seen.at(int(who))
 }
 
 // newPartCheck starts checking a partition's leader log from its start.
@@ -455,28 +440,34 @@ func (c *checker) run(w *World) {
 	}
 }
 
-// pass is run once it has found something may have changed.
+// pass is run once it has found something may have changed. After a
+// calm pass, a step that changed no log and no leader but brought acks
+// (an answer delivered) would pass every partition by: only the acks
+// are checked.
 func (c *checker) pass(w *World, changes uint64) {
-	for len(c.parts) < len(w.parts) {
-		c.parts = append(c.parts, nil)
+	if c.calm && changes == c.calmChanges && len(w.parts) == c.calmParts {
+		c.checkFresh(w)
+		return
 	}
-	for len(c.rescan) < len(w.parts) {
-		c.rescan = append(c.rescan, false)
+	n := len(w.parts)
+	if len(c.parts) < n || len(c.rescan) < n || len(c.quiet) < n {
+		c.grow(n)
 	}
-	for len(c.quiet) < len(w.parts) {
-		c.quiet = append(c.quiet, quietPart{})
-	}
-	parts, rescans, quiet := c.parts[:len(w.parts)], c.rescan[:len(w.parts)], c.quiet[:len(w.parts)]
+	parts, rescans, quiet := c.parts[:n], c.rescan[:n], c.quiet[:n]
 	for i, m := range w.parts {
-		q := &quiet[i]
-		if q.m == m && q.leader == m.leader && q.pc == parts[i] && !rescans[i] && q.b == w.brokers[m.leader-1] && q.pc.unchanged() {
+		q, pc := &quiet[i], parts[i]
+		if q.pc == pc && q.m == m && q.leader == m.leader && !rescans[i] && q.b == w.brokers[m.leader-1] {
+			// The same leader's log as the last pass left it (the broker
+			// keeps it): scanned only if it changed since.
+			if !pc.unchanged() {
+				c.scan(w, m.tp, pc)
+			}
 			continue
 		}
 		log := w.leaderLog(m)
 		if log == nil {
 			continue
 		}
-		pc := parts[i]
 		rescan := rescans[i]
 		if pc == nil || pc.log != log || rescan {
 			pc = c.newPartCheck(log)
@@ -493,6 +484,25 @@ func (c *checker) pass(w *World, changes uint64) {
 		}
 		*q = quietPart{m: m, leader: m.leader, b: w.brokers[m.leader-1], pc: pc}
 	}
+	c.checkFresh(w)
+	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
+}
+
+// grow gives the checker's lists by partition n entries.
+func (c *checker) grow(n int) {
+	for len(c.parts) < n {
+		c.parts = append(c.parts, nil)
+	}
+	for len(c.rescan) < n {
+		c.rescan = append(c.rescan, false)
+	}
+	for len(c.quiet) < n {
+		c.quiet = append(c.quiet, quietPart{})
+	}
+}
+
+// checkFresh checks the acks that came in since the last pass.
+func (c *checker) checkFresh(w *World) {
 	for _, i := range c.fresh {
 		a := c.acks.Ptr(i)
 		if pc := c.parts[a.partition]; pc != nil {
@@ -500,7 +510,6 @@ func (c *checker) pass(w *World, changes uint64) {
 		}
 	}
 	c.fresh = c.fresh[:0]
-	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
 }
 
 // scan judges the batches that became visible: below the high watermark,
@@ -615,19 +624,21 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	// another of the batch a duplicate; and they rise, so a run is out of
 	// order exactly when its first serial is below the highest serial seen
 	// before it.
-	for i := int64(0); src.value < 0 && i < count; {
-		if n := c.span(pc, src.who, src.firstSerial+i, count-i, false); n > 0 {
+	if src.value < 0 && count > 0 {
+		v := c.seenOf(src.who)
+		for i := int64(0); i < count; {
 			first := src.firstSerial + i
-			if max, ok := c.maxOf(pc, src.who); ok && first < max {
-				reordered = true
+			if n := v.span(first, count-i, pc.gen, false); n > 0 {
+				if max, ok := v.maxOf(pc.gen); ok && first < max {
+					reordered = true
+				}
+				v.setRange(int(first), int(n), seenAt{shift: b.BaseOffset() + i - first, gen: pc.gen})
+				i += n
+				continue
 			}
-			c.markRun(pc, src.who, first, int(n), b.BaseOffset()+i)
-			i += n
-			continue
+			dup(i, first+v.get(int(first)).shift) // held by this check: span found it
+			i++
 		}
-		prev, _ := c.at(pc, src.identity(i))
-		dup(i, prev)
-		i++
 	}
 	producer := *c.names.at(int(src.who))
 	if len(dups) > 0 {
@@ -653,7 +664,10 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	for i := int64(0); i < int64(a.count); i++ {
 		if a.src.value < 0 {
 			// Skip what the judged log holds, a run at a time.
-			if i += c.span(pc, a.src.who, a.src.firstSerial+i, int64(a.count)-i, true); i == int64(a.count) {
+			if int(a.src.who) < c.seen.len() {
+				i += c.seen.at(int(a.src.who)).span(a.src.firstSerial+i, int64(a.count)-i, pc.gen, true)
+			}
+			if i == int64(a.count) {
 				break
 			}
 		}

@@ -26,6 +26,34 @@ type sourceIndex struct {
 	bySeq   []hist.Vec[int32] // per producer id, by sequence: the newest entry + 1 (0: none)
 	entries hist.List[sourceEntry]
 	plain   hist.Map[batchKey, source]
+	// recent holds the newest entry of a few (producer id, sequence)
+	// pairs, by a hash of the pair: a batch is judged soon after it was
+	// sent, and retried soon after, so most lookups find it here instead
+	// of in the vectors. A pair's newest entry changes only when set
+	// appends a newer one, which takes the slot.
+	recent [recentSlots]recentHead
+	// lastPID's value is lastV (0: none kept): the producer id looked up
+	// last, most often the one that sends again.
+	lastPID int64
+	lastV   int32
+}
+
+// recentSlots is how many pairs recent holds.
+const (
+	recentBits  = 5
+	recentSlots = 1 << recentBits
+)
+
+type recentHead struct {
+	pid  int64
+	seq  int32
+	head int32 // the newest entry + 1 (0: an empty slot)
+}
+
+// recentAt returns the slot of recent for the pair.
+func (x *sourceIndex) recentAt(pid int64, seq int32) *recentHead {
+	h := uint64(pid)*0x9e3779b97f4a7c15 ^ uint64(uint32(seq))*0xc2b2ae3d27d4eb4f
+	return &x.recent[h>>(64-recentBits)]
 }
 
 type sourceEntry struct {
@@ -53,14 +81,23 @@ const nearPIDs = 1 << 22
 
 // pid returns the value for a producer id (0: none).
 func (x *sourceIndex) pid(pid int64) int32 {
-	if d := pid - x.base; x.based && d >= 0 && d < nearPIDs {
-		return x.near.Get(int(d))
+	if pid == x.lastPID && x.lastV != 0 {
+		return x.lastV
 	}
-	v, _ := x.far.Get(pid)
+	var v int32
+	if d := pid - x.base; x.based && d >= 0 && d < nearPIDs {
+		v = x.near.Get(int(d))
+	} else {
+		v, _ = x.far.Get(pid)
+	}
+	if v != 0 {
+		x.lastPID, x.lastV = pid, v
+	}
 	return v
 }
 
 func (x *sourceIndex) setPID(pid int64, v int32) {
+	x.lastPID, x.lastV = pid, v
 	if !x.based {
 		x.base, x.based = pid, true
 	}
@@ -76,12 +113,18 @@ func (x *sourceIndex) set(k batchKey, s source) {
 		x.plain.Set(k, s)
 		return
 	}
+	r := x.recentAt(k.pid, k.seq)
 	v := x.pid(k.pid)
 	var head int32
 	if v != 0 {
-		head = x.head(v, k.seq)
+		if r.pid == k.pid && r.seq == k.seq && r.head != 0 {
+			head = r.head
+		} else {
+			head = x.head(v, k.seq)
+		}
 		if head > 0 {
 			if e := x.entries.Ptr(int(head - 1)); e.crc == k.crc && e.size == k.size && e.src == s {
+				*r = recentHead{pid: k.pid, seq: k.seq, head: head}
 				return // sent again as it was (a retry): nothing new
 			}
 		}
@@ -95,22 +138,31 @@ func (x *sourceIndex) set(k batchKey, s source) {
 		}
 	}
 	x.entries.Append(sourceEntry{crc: k.crc, size: k.size, src: s, seq: k.seq, next: head})
-	if n := int32(x.entries.Len()); v < 0 {
+	n := int32(x.entries.Len())
+	if v < 0 {
 		x.bySeq[-v-1].Set(int(k.seq), n)
 	} else {
 		x.setPID(k.pid, n)
 	}
+	*r = recentHead{pid: k.pid, seq: k.seq, head: n}
 }
 
 func (x *sourceIndex) get(k batchKey) (source, bool) {
 	if k.pid < 0 || k.seq < 0 {
 		return x.plain.Get(k)
 	}
-	v := x.pid(k.pid)
-	if v == 0 {
-		return source{}, false
+	r := x.recentAt(k.pid, k.seq)
+	at := r.head
+	if r.pid != k.pid || r.seq != k.seq || at == 0 {
+		v := x.pid(k.pid)
+		if v == 0 {
+			return source{}, false
+		}
+		if at = x.head(v, k.seq); at > 0 {
+			*r = recentHead{pid: k.pid, seq: k.seq, head: at}
+		}
 	}
-	for at := x.head(v, k.seq); at > 0; {
+	for at > 0 {
 		e := x.entries.Ptr(int(at - 1))
 		if e.crc == k.crc && e.size == k.size {
 			return e.src, true
@@ -123,7 +175,8 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 // clone returns an index sharing x's entries.
 func (x *sourceIndex) clone() sourceIndex {
 	c := sourceIndex{near: x.near.Clone(), far: x.far.Clone(), base: x.base, based: x.based,
-		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq))}
+		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)),
+		recent: x.recent, lastPID: x.lastPID, lastV: x.lastV}
 	for i := range x.bySeq {
 		c.bySeq[i] = x.bySeq[i].Clone()
 	}
