@@ -414,11 +414,12 @@ func (s *sending) newBatch(made int, sc *Scratch) *Batch {
 // world keeps until their transaction ends (Env.Delivered), nor one that
 // expired in flight, which its request still holds.
 func (p *Producer) settle(sc *Scratch) {
-	if p.s == nil {
+	s := p.s
+	if s == nil {
 		return
 	}
 	n := 0
-	for _, b := range p.s.recent {
+	for _, b := range s.recent {
 		if !b.done() {
 			break
 		}
@@ -428,19 +429,15 @@ func (p *Producer) settle(sc *Scratch) {
 			p.done.start(b.settled(), sc)
 		}
 		n++
-	}
-	if n == 0 {
-		return
-	}
-	if p.txn == nil {
-		for _, b := range p.s.recent[:n] {
-			if b.Request == 0 && sc.spareBatches.Len() < spareMax {
-				*b = Batch{}
-				sc.spareBatches.Give(b, spareMax)
-			}
+		// Given back in the same pass, once kept: nothing reads it again.
+		if p.txn == nil && b.Request == 0 && sc.spareBatches.Len() < spareMax {
+			*b = Batch{}
+			sc.spareBatches.Give(b, spareMax)
 		}
 	}
-	p.s.recent = dropFront(p.s.recent, n) // keeps the capacity
+	if n > 0 {
+		s.recent = dropFront(s.recent, n) // keeps the capacity
+	}
 }
 
 // without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })
