@@ -527,15 +527,24 @@ func compareTP(a, b msg.TP) int {
 
 // req returns the request in flight with this id, or nil.
 func (p *Producer) req(id int) *request {
-	if p.s == nil {
-		return nil
-	}
-	for _, r := range p.s.reqs {
-		if r.id == id {
-			return r
-		}
+	if i := p.reqIndex(id); i >= 0 {
+		return p.s.reqs[i]
 	}
 	return nil
+}
+
+// reqIndex is where the request in flight with this id is in p.s.reqs,
+// or -1.
+func (p *Producer) reqIndex(id int) int {
+	if p.s == nil {
+		return -1
+	}
+	for i, r := range p.s.reqs {
+		if r.id == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // addReq records a request in flight to broker b.
@@ -558,18 +567,19 @@ func (p *Producer) addReq(id, b int, sc *Scratch) *request {
 	return r
 }
 
-// unlinkReq forgets a request that was answered.
-func (p *Producer) unlinkReq(r *request) {
+// unlinkReq forgets the request at index i of p.s.reqs (reqIndex), which
+// was answered, and returns it: found once, not again by its address.
+func (p *Producer) unlinkReq(i int) *request {
 	s := p.s // r was in flight: not quiet
-	if i := slices.Index(s.reqs, r); i >= 0 {
-		n := len(s.reqs)
-		for ; i < n-1; i++ { // a handful in flight: no copy through the runtime
-			s.reqs[i] = s.reqs[i+1]
-		}
-		s.reqs[n-1] = nil // the spare ones follow it
-		s.reqs = s.reqs[:n-1]
+	r := s.reqs[i]
+	n := len(s.reqs)
+	for ; i < n-1; i++ { // a handful in flight: no copy through the runtime
+		s.reqs[i] = s.reqs[i+1]
 	}
+	s.reqs[n-1] = nil // the spare ones follow it
+	s.reqs = s.reqs[:n-1]
 	s.inflight[r.broker]--
+	return r
 }
 
 // recycleReq keeps an unlinked request for reuse.
