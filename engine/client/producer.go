@@ -85,31 +85,33 @@ func (s BatchState) String() string {
 	return [...]string{"", "queued", "sent", "retrying", "acked", "failed", "expired"}[s]
 }
 
-// Batch is one batch as the producer tracks it.
+// Batch is one batch as the producer tracks it. (Its fields of less than
+// a word come last, which packs it into 216 bytes instead of 248: it is
+// zeroed for reuse, read back whole (BatchAt) and copied by the views.)
 type Batch struct {
 	ID          int
 	TP          msg.TP
-	Count       int32
 	FirstSerial int64 // the producer's running record number of the first record
 	Key         []byte
 	Value       []byte // every record's value when the application chose one
-	Explicit    bool   // the application chose the value (value=...); else "<producer>-<serial>"
 	CreatedMs   int64
 	Timestamp   int64
 	PID         int64
-	Epoch       int16
-	Seq         int32 // -1 until first drained
 	Sends       int
 	Attempts    int // times it was put back for a retry (ProducerBatch.attempts)
-	State       BatchState
 	ReadyAt     int64
 	Request     int
 	BaseOffset  int64
-	Err         kerr.Code
 	ErrText     string
-	Bytes       []byte // the bytes of the last send
-	seqReset    bool
+	Bytes       []byte          // the bytes of the last send
 	ps          *partitionState // its partition's state (a clone's batch, the clone's) while it is not done: no search by name
+	Count       int32
+	Seq         int32 // -1 until first drained
+	Epoch       int16
+	Err         kerr.Code
+	State       BatchState
+	Explicit    bool // the application chose the value (value=...); else "<producer>-<serial>"
+	seqReset    bool
 }
 
 // RecordValue is the value of the batch's i-th record.
@@ -414,11 +416,12 @@ func (s *sending) newBatch(made int, sc *Scratch) *Batch {
 // world keeps until their transaction ends (Env.Delivered), nor one that
 // expired in flight, which its request still holds.
 func (p *Producer) settle(sc *Scratch) {
-	if p.s == nil {
+	s := p.s
+	if s == nil {
 		return
 	}
 	n := 0
-	for _, b := range p.s.recent {
+	for _, b := range s.recent {
 		if !b.done() {
 			break
 		}
@@ -428,19 +431,15 @@ func (p *Producer) settle(sc *Scratch) {
 			p.done.start(b.settled(), sc)
 		}
 		n++
-	}
-	if n == 0 {
-		return
-	}
-	if p.txn == nil {
-		for _, b := range p.s.recent[:n] {
-			if b.Request == 0 && sc.spareBatches.Len() < spareMax {
-				*b = Batch{}
-				sc.spareBatches.Give(b, spareMax)
-			}
+		// Given back in the same pass, once kept: nothing reads it again.
+		if p.txn == nil && b.Request == 0 && sc.spareBatches.Len() < spareMax {
+			*b = Batch{}
+			sc.spareBatches.Give(b, spareMax)
 		}
 	}
-	p.s.recent = dropFront(p.s.recent, n) // keeps the capacity
+	if n > 0 {
+		s.recent = dropFront(s.recent, n) // keeps the capacity
+	}
 }
 
 // without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })
@@ -530,15 +529,24 @@ func compareTP(a, b msg.TP) int {
 
 // req returns the request in flight with this id, or nil.
 func (p *Producer) req(id int) *request {
-	if p.s == nil {
-		return nil
-	}
-	for _, r := range p.s.reqs {
-		if r.id == id {
-			return r
-		}
+	if i := p.reqIndex(id); i >= 0 {
+		return p.s.reqs[i]
 	}
 	return nil
+}
+
+// reqIndex is where the request in flight with this id is in p.s.reqs,
+// or -1.
+func (p *Producer) reqIndex(id int) int {
+	if p.s == nil {
+		return -1
+	}
+	for i, r := range p.s.reqs {
+		if r.id == id {
+			return i
+		}
+	}
+	return -1
 }
 
 // addReq records a request in flight to broker b.
@@ -561,18 +569,19 @@ func (p *Producer) addReq(id, b int, sc *Scratch) *request {
 	return r
 }
 
-// unlinkReq forgets a request that was answered.
-func (p *Producer) unlinkReq(r *request) {
+// unlinkReq forgets the request at index i of p.s.reqs (reqIndex), which
+// was answered, and returns it: found once, not again by its address.
+func (p *Producer) unlinkReq(i int) *request {
 	s := p.s // r was in flight: not quiet
-	if i := slices.Index(s.reqs, r); i >= 0 {
-		n := len(s.reqs)
-		for ; i < n-1; i++ { // a handful in flight: no copy through the runtime
-			s.reqs[i] = s.reqs[i+1]
-		}
-		s.reqs[n-1] = nil // the spare ones follow it
-		s.reqs = s.reqs[:n-1]
+	r := s.reqs[i]
+	n := len(s.reqs)
+	for ; i < n-1; i++ { // a handful in flight: no copy through the runtime
+		s.reqs[i] = s.reqs[i+1]
 	}
+	s.reqs[n-1] = nil // the spare ones follow it
+	s.reqs = s.reqs[:n-1]
 	s.inflight[r.broker]--
+	return r
 }
 
 // recycleReq keeps an unlinked request for reuse.

@@ -17,11 +17,11 @@ import (
 func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	// A connection delivers in order, so this is the answer to the oldest
 	// request in flight on it, as NetworkClient expects.
-	req := p.req(m.ReplyTo)
-	if req == nil || p.fatal {
+	i := p.reqIndex(m.ReplyTo)
+	if i < 0 || p.fatal {
 		return false
 	}
-	p.unlinkReq(req)
+	req := p.unlinkReq(i)
 	sc := env.Scratch()
 	switch body := m.Body.(type) {
 	case msg.InitProducerIDResponse:
@@ -30,9 +30,11 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 		p.onTxnResponse(body, env)
 	case *msg.ProduceResponse: // sent by pointer (Broker.produceResps)
 		for _, b := range req.batches {
-			res := msg.ProduceResult{Error: kerr.UnknownServerError, BaseOffset: -1}
-			for _, r := range body.Results {
-				if r.TP == b.TP {
+			// The last result for the batch's partition, found in place and
+			// not copied out; the partitions' numbers are compared first.
+			res := &noResult
+			for i := range body.Results {
+				if r := &body.Results[i]; r.TP.Partition == b.TP.Partition && r.TP.Topic == b.TP.Topic {
 					res = r
 				}
 			}
@@ -44,6 +46,10 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 	p.recycleReq(req, sc)
 	return true
 }
+
+// noResult is the answer to a batch that a produce response leaves out:
+// read, never written.
+var noResult = msg.ProduceResult{Error: kerr.UnknownServerError, BaseOffset: -1}
 
 func (p *Producer) onInit(r msg.InitProducerIDResponse, env Env) {
 	p.initWaiting = false
@@ -90,7 +96,7 @@ func (p *Producer) resetSequences() {
 }
 
 // complete handles one partition's answer for batch b (Sender.completeBatch).
-func (p *Producer) complete(b *Batch, r msg.ProduceResult, env Env, sc *Scratch) {
+func (p *Producer) complete(b *Batch, r *msg.ProduceResult, env Env, sc *Scratch) {
 	if b.done() {
 		// It expired while in flight and the application has its error, but
 		// a success still tells the producer what the partition holds
@@ -368,7 +374,7 @@ func (p *Producer) disconnect(broker int, code kerr.Code, reason string, env Env
 			p.initAt = env.Now() + p.cfg.RetryBackoffMs
 		}
 		for _, b := range r.batches {
-			p.complete(b, msg.ProduceResult{TP: b.TP, Error: code, BaseOffset: -1, Reason: reason}, env, env.Scratch())
+			p.complete(b, &msg.ProduceResult{TP: b.TP, Error: code, BaseOffset: -1, Reason: reason}, env, env.Scratch())
 		}
 		if r.txn && p.txn != nil {
 			p.txn.inFlight = txnNone // sent again after the back-off: the same request, the same decision

@@ -36,7 +36,14 @@ func (p *Producer) RunSender(env Env) bool {
 func (p *Producer) runSender(env Env, sc *Scratch, now int64) bool {
 	did := false
 	if p.cfg.Idempotent {
-		did = p.maybeResolveSequences(env)
+		// maybeResolveSequences, its loop written here: a call of its own
+		// at every pass cost more than the test it makes.
+		for _, ps := range p.parts {
+			if ps.unresolved && len(ps.sent()) == 0 {
+				p.resolveSequences(ps, env)
+				did = true
+			}
+		}
 		if p.bumpNeeded && p.txn == nil {
 			// bumpIdempotentEpochAndResetIdIfNeeded: a transactional producer
 			// never bumps on its own; its coordinator moves the epoch.
@@ -356,44 +363,37 @@ func (p *Producer) bumpEpoch(env Env) {
 	}
 }
 
-// maybeResolveSequences settles partitions left unresolved by an expired
-// batch once nothing is in flight for them (TransactionManager.
-// maybeResolveSequences): if the last acknowledged sequence is the one
-// before the next, the expired batch was written after all. Otherwise an
-// idempotent producer bumps its epoch; a transactional one cannot, so its
-// transaction becomes abortable and the epoch is bumped after the abort.
-func (p *Producer) maybeResolveSequences(env Env) bool {
-	did := false
-	for _, ps := range p.parts {
-		tp := ps.tp
-		if !ps.unresolved || len(ps.sent()) > 0 {
-			continue
-		}
-		did = true
-		ps.unresolved = false
-		if ps.nextSeq-ps.lastAcked == 1 {
-			if env.Tracing() {
-				env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
-					With("partition", trace.Str(tp.String())))
-			}
-			continue
-		}
-		if p.txn != nil {
-			if env.Tracing() {
-				env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown; it is safe only to abort the transaction, and the epoch is bumped after it", tp, ps.lastAcked, ps.nextSeq)).
-					With("partition", trace.Str(tp.String())))
-			}
-			p.txn.bumpRequired = true
-			p.abortable(kerr.RequestTimedOut, env)
-			continue
-		}
-		p.requestBump(tp)
+// resolveSequences settles a partition left unresolved by an expired
+// batch once nothing is in flight for it (TransactionManager.
+// maybeResolveSequences, whose loop is runSender's): if the last
+// acknowledged sequence is the one before the next, the expired batch was
+// written after all. Otherwise an idempotent producer bumps its epoch; a
+// transactional one cannot, so its transaction becomes abortable and the
+// epoch is bumped after the abort.
+func (p *Producer) resolveSequences(ps *partitionState, env Env) {
+	tp := ps.tp
+	ps.unresolved = false
+	if ps.nextSeq-ps.lastAcked == 1 {
 		if env.Tracing() {
-			env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown, so it bumps the epoch", tp, ps.lastAcked, ps.nextSeq)).
+			env.Emit(p.ev("producer.resolved", fmt.Sprintf("%s: the expired batch turned out written (last acked %d = next %d - 1); carries on", tp, ps.lastAcked, ps.nextSeq)).
 				With("partition", trace.Str(tp.String())))
 		}
+		return
 	}
-	return did
+	if p.txn != nil {
+		if env.Tracing() {
+			env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown; it is safe only to abort the transaction, and the epoch is bumped after it", tp, ps.lastAcked, ps.nextSeq)).
+				With("partition", trace.Str(tp.String())))
+		}
+		p.txn.bumpRequired = true
+		p.abortable(kerr.RequestTimedOut, env)
+		return
+	}
+	p.requestBump(tp)
+	if env.Tracing() {
+		env.Emit(p.ev("producer.unresolved", fmt.Sprintf("%s: last acked sequence %d, next %d: the outcome of the expired batch is unknown, so it bumps the epoch", tp, ps.lastAcked, ps.nextSeq)).
+			With("partition", trace.Str(tp.String())))
+	}
 }
 
 func (p *Producer) requestBump(tp msg.TP) {
