@@ -61,6 +61,12 @@ func (r *Replica) clone() *Replica {
 		g := *f
 		c.followers[i] = &g
 	}
+	// The copy's own followers, in a list of its own (the original's
+	// isrChanged reuses its list).
+	c.isrFollowers = nil
+	if c.IsLeader {
+		c.isrChanged(c.Leader)
+	}
 	return &c
 }
 

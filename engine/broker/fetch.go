@@ -40,6 +40,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 	if f == nil {
 		f = &follower{id: req.ReplicaID, knownHW: -1}
 		r.followers.add(f)
+		r.isrChanged(b.ID)
 	}
 	f.leo, f.everFetched = req.FetchOffset, true
 	if f.leo >= r.Log.LogEndOffset() {
@@ -68,6 +69,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
 func (b *Broker) expandISR(r *Replica, tp msg.TP, id int, env Env) {
 	r.ISR = append(r.ISR, id)
 	slices.Sort(r.ISR)
+	r.isrChanged(b.ID)
 	env.AlterISR(tp, r.LeaderEpoch, r.ISR)
 	if env.Tracing() {
 		env.Emit(b.ev("isr.expand", fmt.Sprintf("adds broker %d to the ISR of %s: it caught up; ISR now %v", id, tp, r.ISR)).

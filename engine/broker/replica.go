@@ -20,9 +20,15 @@ type Replica struct {
 	Replicas    []int
 	ISR         []int
 	followers   followers // leader only
-	fetching    bool      // follower only: a fetch is in flight
-	fetchConn   int       // follower only: the connection it is in flight on
-	refetch     bool      // follower only: fetch again when the answer arrives
+	// The followers in the ISR, in its order, and whether the ISR names
+	// a broker other than the leader that has no follower record: what
+	// advanceHW reads at every fetch, kept when the ISR or the followers
+	// change (isrChanged) instead of found again each time.
+	isrFollowers []*follower
+	isrUnknown   bool
+	fetching     bool // follower only: a fetch is in flight
+	fetchConn    int  // follower only: the connection it is in flight on
+	refetch      bool // follower only: fetch again when the answer arrives
 }
 
 type follower struct {
@@ -63,6 +69,26 @@ func (r *Replica) FollowerLEO(id int) (int64, bool) {
 	return f.leo, true
 }
 
+// isrChanged updates isrFollowers and isrUnknown after r.ISR or
+// r.followers changed on a leader (self is the leader's broker id; a
+// follower's are left empty).
+func (r *Replica) isrChanged(self int) {
+	r.isrFollowers, r.isrUnknown = r.isrFollowers[:0], false
+	if !r.IsLeader {
+		return
+	}
+	for _, id := range r.ISR {
+		if id == self {
+			continue
+		}
+		if f := r.followers.get(id); f != nil {
+			r.isrFollowers = append(r.isrFollowers, f)
+		} else {
+			r.isrUnknown = true
+		}
+	}
+}
+
 // InISR reports whether broker id is in the replica's view of the ISR.
 func (r *Replica) InISR(id int) bool { return slices.Contains(r.ISR, id) }
 
@@ -87,6 +113,7 @@ func (b *Broker) BecomeLeader(tp msg.TP, epoch int32, replicas, isr []int, env E
 			}
 		}
 	}
+	r.isrChanged(b.ID)
 	b.maybeAdvanceHW(r, env)
 }
 
@@ -117,6 +144,7 @@ func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []i
 	}
 	r.IsLeader, r.Leader, r.LeaderEpoch, r.Replicas = false, leader, epoch, slices.Clone(replicas)
 	r.followers = nil
+	r.isrChanged(b.ID)
 	if wasLeader {
 		b.failPending(tp, env)
 	}
@@ -171,12 +199,11 @@ func (b *Broker) advanceHW(r *Replica, env Env, answering int, answers bool) {
 		return
 	}
 	hw := r.Log.LogEndOffset()
-	for _, id := range r.ISR {
-		if id == b.ID {
-			continue
-		}
-		f := r.followers.get(id)
-		if f == nil || !f.everFetched {
+	if r.isrUnknown {
+		hw = min(hw, r.Log.HighWatermark())
+	}
+	for _, f := range r.isrFollowers {
+		if !f.everFetched {
 			hw = min(hw, r.Log.HighWatermark())
 			continue
 		}
@@ -239,6 +266,7 @@ func (b *Broker) CheckISR(env Env) bool {
 		}
 		did = true
 		r.ISR = isr
+		r.isrChanged(b.ID)
 		env.AlterISR(tp, r.LeaderEpoch, isr)
 		if env.Tracing() {
 			env.Emit(b.ev("isr.shrink", fmt.Sprintf("removes broker(s) %v from the ISR of %s: not caught up for replica.lag.time.max.ms; ISR now %v", out, tp, isr)).
@@ -271,6 +299,7 @@ func (b *Broker) NextISRShrink() int64 {
 func (b *Broker) SetISR(tp msg.TP, isr []int, env Env) {
 	r := b.replicas.get(tp)
 	r.ISR = slices.Clone(isr)
+	r.isrChanged(b.ID)
 	if r.IsLeader {
 		b.maybeAdvanceHW(r, env)
 	}

@@ -188,22 +188,23 @@ func ParseHeaderTo(b []byte, h *Header) error {
 		*h = Header{}
 		return &TruncatedError{Need: HeaderSize, Have: len(b)}
 	}
+	// Field by field (every field of Header is written): a composite
+	// literal is built in a temporary, zeroed first, and then copied.
 	be := binary.BigEndian
-	*h = Header{
-		BaseOffset:           int64(be.Uint64(b[BaseOffsetOffset:])),
-		BatchLength:          int32(be.Uint32(b[BatchLengthOffset:])),
-		PartitionLeaderEpoch: int32(be.Uint32(b[PartitionLeaderEpochOffset:])),
-		Magic:                int8(b[MagicOffset]),
-		CRC:                  be.Uint32(b[CRCOffset:]),
-		Attributes:           Attributes(be.Uint16(b[AttributesOffset:])),
-		LastOffsetDelta:      int32(be.Uint32(b[LastOffsetDeltaOffset:])),
-		BaseTimestamp:        int64(be.Uint64(b[BaseTimestampOffset:])),
-		MaxTimestamp:         int64(be.Uint64(b[MaxTimestampOffset:])),
-		ProducerID:           int64(be.Uint64(b[ProducerIDOffset:])),
-		ProducerEpoch:        int16(be.Uint16(b[ProducerEpochOffset:])),
-		BaseSequence:         int32(be.Uint32(b[BaseSequenceOffset:])),
-		RecordsCount:         int32(be.Uint32(b[RecordsCountOffset:])),
-	}
+	b = b[:HeaderSize]
+	h.BaseOffset = int64(be.Uint64(b[BaseOffsetOffset:]))
+	h.BatchLength = int32(be.Uint32(b[BatchLengthOffset:]))
+	h.PartitionLeaderEpoch = int32(be.Uint32(b[PartitionLeaderEpochOffset:]))
+	h.Magic = int8(b[MagicOffset])
+	h.CRC = be.Uint32(b[CRCOffset:])
+	h.Attributes = Attributes(be.Uint16(b[AttributesOffset:]))
+	h.LastOffsetDelta = int32(be.Uint32(b[LastOffsetDeltaOffset:]))
+	h.BaseTimestamp = int64(be.Uint64(b[BaseTimestampOffset:]))
+	h.MaxTimestamp = int64(be.Uint64(b[MaxTimestampOffset:]))
+	h.ProducerID = int64(be.Uint64(b[ProducerIDOffset:]))
+	h.ProducerEpoch = int16(be.Uint16(b[ProducerEpochOffset:]))
+	h.BaseSequence = int32(be.Uint32(b[BaseSequenceOffset:]))
+	h.RecordsCount = int32(be.Uint32(b[RecordsCountOffset:]))
 	if h.Magic != Magic {
 		return &MagicError{Magic: h.Magic}
 	}
