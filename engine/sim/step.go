@@ -333,53 +333,60 @@ func (w *World) deliver(it *item) bool {
 		readNext = lost || !expectsAnswer(m.Body)
 	}
 	c.wire--
-	did := w.receive(f, lost)
-	w.afterDeliver(c)
+	// Off the wire: the message is lost after all, or its receiver
+	// handles it (written here rather than called, at every delivery).
+	arrived := !lost // on the wire: why it is lost now is put into words only for the trace
+	if arrived {
+		lost = c.closed == closedReset || c.closed == closedByOpener && f.dir == toOpener ||
+			c.closed == closedByBroker && f.dir == toBroker || f.dir == toBroker && !w.broker(m.To.Broker).Alive()
+	}
+	var did bool
+	if lost {
+		did = w.lost(f, arrived)
+	} else {
+		if f.dir == toBroker && expectsAnswer(m.Body) {
+			c.busy = m.ID
+		}
+		if m.To.Broker > 0 {
+			did = w.deliverToBroker(f)
+		} else {
+			did = w.deliverToClient(f)
+		}
+	}
+	if c.closed != connOpen || w.conns.len() > w.connsKept { // afterDeliver, without its call when it has nothing to do
+		w.afterDeliver(c)
+	}
 	if readNext {
 		w.readNext(c)
 	}
 	return did
 }
 
-// receive is deliver once the message is off the wire: it is lost after
-// all, or its receiver handles it.
-func (w *World) receive(f *flight, lost bool) bool {
+// lost tells of a message lost on its way; arrived is whether it left the
+// wire first (its connection closed, or its broker is down, meanwhile).
+func (w *World) lost(f *flight, arrived bool) bool {
 	m := &f.m
 	c := f.cn
-	arrived := !lost // on the wire: why it is lost now is put into words only for the trace
-	if arrived {
-		lost = c.closed == closedReset || c.closed == closedByOpener && f.dir == toOpener ||
-			c.closed == closedByBroker && f.dir == toBroker || f.dir == toBroker && !w.broker(m.To.Broker).Alive()
-	}
-	if lost {
-		if w.tracing() {
-			why := f.lostWhy()
-			if arrived {
-				switch {
-				case c.closed == closedReset:
-					why = "the connection was reset"
-				case c.closed == closedByOpener && f.dir == toOpener:
-					why = fmt.Sprintf("%s closed the connection", c.key.opener)
-				case c.closed == closedByBroker && f.dir == toBroker:
-					why = fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
-				default:
-					why = fmt.Sprintf("broker %d is down", m.To.Broker)
-				}
+	if w.tracing() {
+		why := f.lostWhy()
+		if arrived {
+			switch {
+			case c.closed == closedReset:
+				why = "the connection was reset"
+			case c.closed == closedByOpener && f.dir == toOpener:
+				why = fmt.Sprintf("%s closed the connection", c.key.opener)
+			case c.closed == closedByBroker && f.dir == toBroker:
+				why = fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
+			default:
+				why = fmt.Sprintf("broker %d is down", m.To.Broker)
 			}
-			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
-				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
-				With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
 		}
-		return true
+		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
+			With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+			With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
+			With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
 	}
-	if f.dir == toBroker && expectsAnswer(m.Body) {
-		c.busy = m.ID
-	}
-	if m.To.Broker > 0 {
-		return w.deliverToBroker(f)
-	}
-	return w.deliverToClient(f)
+	return true
 }
 
 // expectsAnswer reports whether a broker answers the request: all do but
