@@ -288,7 +288,9 @@ func (w *World) perform(it *item) bool {
 		if it.kind == itemWake {
 			s.wakePending = false
 			did := s.p.RunSender(env)
-			w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // settleTxnAcks has nothing to do otherwise: not called
+				w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			}
 			return did
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
@@ -481,7 +483,9 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	env := s
 	handled := s.p.OnResponse(m, env)
-	w.settleTxnAcks(s)
+	if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // as after a run of the sender
+		w.settleTxnAcks(s)
+	}
 	if !handled {
 		if w.tracing() {
 			w.discardLast() // not read after all: discarded
