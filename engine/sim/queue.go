@@ -264,7 +264,7 @@ func (w *World) enqueue(at int32, it *item) {
 	case waitsLater(it.kind):
 		if len(q.later) == 0 {
 			if cap(q.later) == 0 {
-				q.later = make([]qent, 0, firstHeap)
+				q.room()
 			}
 			q.laterMin = e
 		} else if before(&e, &q.laterMin) {
@@ -273,7 +273,7 @@ func (w *World) enqueue(at int32, it *item) {
 		q.later = append(q.later, e)
 	default:
 		if cap(q.heap) == 0 {
-			q.heap = make([]qent, 0, firstHeap)
+			q.room()
 		}
 		q.heap = append(q.heap, e)
 		q.up(len(q.heap) - 1)
@@ -395,17 +395,33 @@ const (
 	sweepSlack   = 8
 )
 
-// firstSlab, firstHeap and firstLane are the room a new world's queue
-// starts with, instead of growing from one item a step at a time: a lab
-// schedule keeps some 30 to 70 items queued at its busiest, most of them
-// deliveries in the lane, and the heap grows to compactSlack before it is
-// compacted. A slab that started smaller would grow to 64 items anyway,
+// firstSlab, firstHeap, firstLane and firstLater are the room a new
+// world's queue starts with, instead of growing from one item a step at a
+// time: a lab schedule keeps some 30 to 70 items queued at its busiest,
+// most of them deliveries in the lane, and the heap grows to compactSlack
+// before it is compacted. A slab that started smaller would grow to 64 items anyway,
 // through chunks of 16 and 32 it copies and drops.
 const (
-	firstSlab = 64
-	firstHeap = compactSlack
-	firstLane = 64
+	firstSlab  = 64
+	firstHeap  = compactSlack
+	firstLane  = 64
+	firstLater = compactSlack // a busy world settles them only when compacting
 )
+
+// room gives the heap and later the room they start with, in one
+// allocation when both have none yet (a new world; a copy of a world
+// whose queue held neither).
+func (q *queue) room() {
+	switch {
+	case cap(q.heap) == 0 && cap(q.later) == 0:
+		b := make([]qent, 0, firstHeap+firstLater)
+		q.heap, q.later = b[:0:firstHeap], b[firstHeap:firstHeap]
+	case cap(q.heap) == 0:
+		q.heap = make([]qent, 0, firstHeap)
+	case cap(q.later) == 0:
+		q.later = make([]qent, 0, firstLater)
+	}
+}
 
 // obsolete reports whether an item can never act again, whatever happens
 // meanwhile (timers whose condition might come back are kept).

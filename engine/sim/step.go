@@ -142,6 +142,9 @@ func (w *World) finishStep() []trace.Event {
 	if c, changes := w.check, w.logChanges(); !c.calmAt(w, changes) { // check.run, without its call at every calm step
 		c.pass(w, changes)
 	}
+	if !w.dropTrace && w.trace.Pending() == 0 {
+		return nil // flush's first case, most steps of an untraced world, without its call
+	}
 	return w.flush()
 }
 
@@ -288,7 +291,9 @@ func (w *World) perform(it *item) bool {
 		if it.kind == itemWake {
 			s.wakePending = false
 			did := s.p.RunSender(env)
-			w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // settleTxnAcks has nothing to do otherwise: not called
+				w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+			}
 			return did
 		}
 		return s.p.OnTimer(it.timer, it.ref, env)
@@ -333,53 +338,60 @@ func (w *World) deliver(it *item) bool {
 		readNext = lost || !expectsAnswer(m.Body)
 	}
 	c.wire--
-	did := w.receive(f, lost)
-	w.afterDeliver(c)
+	// Off the wire: the message is lost after all, or its receiver
+	// handles it (written here rather than called, at every delivery).
+	arrived := !lost // on the wire: why it is lost now is put into words only for the trace
+	if arrived {
+		lost = c.closed == closedReset || c.closed == closedByOpener && f.dir == toOpener ||
+			c.closed == closedByBroker && f.dir == toBroker || f.dir == toBroker && !w.broker(m.To.Broker).Alive()
+	}
+	var did bool
+	if lost {
+		did = w.lost(f, arrived)
+	} else {
+		if f.dir == toBroker && expectsAnswer(m.Body) {
+			c.busy = m.ID
+		}
+		if m.To.Broker > 0 {
+			did = w.deliverToBroker(f)
+		} else {
+			did = w.deliverToClient(f)
+		}
+	}
+	if c.closed != connOpen || w.conns.len() > w.connsKept { // afterDeliver, without its call when it has nothing to do
+		w.afterDeliver(c)
+	}
 	if readNext {
 		w.readNext(c)
 	}
 	return did
 }
 
-// receive is deliver once the message is off the wire: it is lost after
-// all, or its receiver handles it.
-func (w *World) receive(f *flight, lost bool) bool {
+// lost tells of a message lost on its way; arrived is whether it left the
+// wire first (its connection closed, or its broker is down, meanwhile).
+func (w *World) lost(f *flight, arrived bool) bool {
 	m := &f.m
 	c := f.cn
-	arrived := !lost // on the wire: why it is lost now is put into words only for the trace
-	if arrived {
-		lost = c.closed == closedReset || c.closed == closedByOpener && f.dir == toOpener ||
-			c.closed == closedByBroker && f.dir == toBroker || f.dir == toBroker && !w.broker(m.To.Broker).Alive()
-	}
-	if lost {
-		if w.tracing() {
-			why := f.lostWhy()
-			if arrived {
-				switch {
-				case c.closed == closedReset:
-					why = "the connection was reset"
-				case c.closed == closedByOpener && f.dir == toOpener:
-					why = fmt.Sprintf("%s closed the connection", c.key.opener)
-				case c.closed == closedByBroker && f.dir == toBroker:
-					why = fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
-				default:
-					why = fmt.Sprintf("broker %d is down", m.To.Broker)
-				}
+	if w.tracing() {
+		why := f.lostWhy()
+		if arrived {
+			switch {
+			case c.closed == closedReset:
+				why = "the connection was reset"
+			case c.closed == closedByOpener && f.dir == toOpener:
+				why = fmt.Sprintf("%s closed the connection", c.key.opener)
+			case c.closed == closedByBroker && f.dir == toBroker:
+				why = fmt.Sprintf("the broker %d process that held the connection ended", m.To.Broker)
+			default:
+				why = fmt.Sprintf("broker %d is down", m.To.Broker)
 			}
-			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
-				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-				With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
-				With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
 		}
-		return true
+		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
+			With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
+			With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
+			With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
 	}
-	if f.dir == toBroker && expectsAnswer(m.Body) {
-		c.busy = m.ID
-	}
-	if m.To.Broker > 0 {
-		return w.deliverToBroker(f)
-	}
-	return w.deliverToClient(f)
+	return true
 }
 
 // expectsAnswer reports whether a broker answers the request: all do but
@@ -474,7 +486,9 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	env := s
 	handled := s.p.OnResponse(m, env)
-	w.settleTxnAcks(s)
+	if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // as after a run of the sender
+		w.settleTxnAcks(s)
+	}
 	if !handled {
 		if w.tracing() {
 			w.discardLast() // not read after all: discarded
