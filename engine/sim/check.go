@@ -111,6 +111,13 @@ func (s *seenRecs) run() seenAt { return seenAt{s.shift, s.gen} }
 type seenRest struct {
 	v    hist.Runs[seenAt] // every serial, a run of equal marks at a time
 	most []genMax          // the highest serial marked, per check (gen), the latest checks last
+	// No serial from top on is marked. Serials lastFirst to lastEnd-1
+	// were marked last, at last: a batch is judged past every serial
+	// marked before it, and its ack comes in once it was judged, so both
+	// are mostly answered without reading v.
+	top                int64
+	lastFirst, lastEnd int64
+	last               seenAt
 }
 
 type genMax struct {
@@ -142,11 +149,14 @@ func (s *seenRecs) setRange(i, k int, x seenAt) {
 		if s.n > 0 {
 			s.rest.v.SetRange(0, int(s.n), s.run())
 			s.rest.most = []genMax{{s.gen, int64(s.n) - 1}}
+			s.rest.top = int64(s.n)
 		}
 		s.n = 0
 	}
 	s.rest.v.SetRange(i, k, x)
 	r := s.rest
+	r.top = max(r.top, int64(i+k))
+	r.lastFirst, r.lastEnd, r.last = int64(i), int64(i+k), x
 	for j := len(r.most) - 1; j >= 0; j-- {
 		if r.most[j].gen == x.gen {
 			r.most[j].max = max(r.most[j].max, int64(i+k-1))
@@ -177,16 +187,22 @@ func (s *seenRecs) runOf(i, n int) (seenAt, int) {
 	if i < int(s.n) {
 		return s.run(), min(n, int(s.n)-i)
 	}
-	if s.rest == nil {
+	r := s.rest
+	switch {
+	case r == nil || int64(i) >= r.top:
 		return seenAt{}, n
+	case int64(i) >= r.lastFirst && int64(i) < r.lastEnd:
+		return r.last, min(n, int(r.lastEnd)-i)
 	}
-	return s.rest.v.Run(i, n)
+	return r.v.Run(i, n)
 }
 
 func (s *seenRecs) clone() seenRecs {
 	d := *s
 	if s.rest != nil {
-		d.rest = &seenRest{v: s.rest.v.Clone(), most: slices.Clone(s.rest.most)}
+		r := *s.rest
+		r.v, r.most = s.rest.v.Clone(), slices.Clone(s.rest.most)
+		d.rest = &r
 	}
 	return d
 }
