@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -215,6 +214,17 @@ type partCheck struct {
 	seenBatches     int
 	seenHW          int64
 	seenTruncations int
+	// quietOf is the pass token (checker.token) of the checker whose pass
+	// last left the check with nothing to judge, under leader: while the
+	// leader is the same, log is the leader's log (a world's brokers and
+	// partitions are the same objects for as long as its checker lives,
+	// and a broker keeps its replica of a partition, and the replica its
+	// log), and a pass that finds it unchanged passes the partition by
+	// without looking the log up. A copy of the checker has a token of
+	// its own, so its checks start by looking their logs up (they are the
+	// copy's).
+	quietOf *passToken
+	leader  int
 	// What the judged log holds: records of producers are found by
 	// serial in checker.at; records with an application-chosen value here.
 	values hist.Map[identity, int64]
@@ -297,12 +307,8 @@ type checker struct {
 	rescan    []bool                  // by index in the world's partitions: its leader changed, check the whole log again
 	readsSeen map[string]int          // per consumer: reads already checked
 	reported  hist.Map[string, struct{}]
-	anomalies []Anomaly // appended to, never changed in place
-	// quiet remembers, by index in the world's partitions, a partition
-	// whose leader log the last pass found with nothing left to judge,
-	// so that the next pass can pass it by without looking the log up.
-	// A copy of the checker starts without it (its logs are others).
-	quiet []quietPart
+	anomalies []Anomaly  // appended to, never changed in place
+	token     *passToken // this checker's, made by its first pass (see partCheck.quietOf)
 	// calm: the last pass left every partition with nothing to judge,
 	// when the brokers' logs had changed calmChanges times all told and
 	// the world had calmParts partitions. Until a log changes, an ack
@@ -330,16 +336,8 @@ func (w *World) logChanges() uint64 {
 	return n
 }
 
-// quietPart is a partition the checker's pass found with nothing to
-// judge: under this leader (a broker keeps its replica of a partition,
-// and the replica its log, for as long as the broker object lives), with
-// this check of it, whose log was as pc's seen fields say.
-type quietPart struct {
-	m      *partMeta
-	leader int
-	b      *broker.Broker
-	pc     *partCheck
-}
+// passToken tells one checker's passes from another's (partCheck.quietOf).
+type passToken struct{ _ byte }
 
 func newChecker() *checker {
 	return &checker{readsSeen: map[string]int{}}
@@ -466,15 +464,15 @@ func (c *checker) pass(w *World, changes uint64) {
 		return
 	}
 	n := len(w.parts)
-	if len(c.parts) < n || len(c.rescan) < n || len(c.quiet) < n {
+	if len(c.parts) < n || len(c.rescan) < n || c.token == nil {
 		c.grow(n)
 	}
-	parts, rescans, quiet := c.parts[:n], c.rescan[:n], c.quiet[:n]
+	parts, rescans, token := c.parts[:n], c.rescan[:n], c.token
 	for i, m := range w.parts {
-		q, pc := &quiet[i], parts[i]
-		if q.pc == pc && q.m == m && q.leader == m.leader && !rescans[i] && q.b == w.brokers[m.leader-1] {
-			// The same leader's log as the last pass left it (the broker
-			// keeps it): scanned only if it changed since.
+		pc := parts[i]
+		if pc != nil && pc.quietOf == token && pc.leader == m.leader && !rescans[i] {
+			// The leader's log, as this checker's last pass left it:
+			// scanned only if it changed since.
 			if !pc.unchanged() {
 				c.scan(w, m.tp, pc)
 			}
@@ -498,13 +496,14 @@ func (c *checker) pass(w *World, changes uint64) {
 			}
 			rescans[i] = false
 		}
-		*q = quietPart{m: m, leader: m.leader, b: w.brokers[m.leader-1], pc: pc}
+		pc.quietOf, pc.leader = token, m.leader
 	}
 	c.checkFresh(w)
 	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
 }
 
-// grow gives the checker's lists by partition n entries.
+// grow gives the checker's lists by partition n entries, and the
+// checker its pass token.
 func (c *checker) grow(n int) {
 	for len(c.parts) < n {
 		c.parts = append(c.parts, nil)
@@ -512,8 +511,8 @@ func (c *checker) grow(n int) {
 	for len(c.rescan) < n {
 		c.rescan = append(c.rescan, false)
 	}
-	for len(c.quiet) < n {
-		c.quiet = append(c.quiet, quietPart{})
+	if c.token == nil {
+		c.token = &passToken{}
 	}
 }
 
