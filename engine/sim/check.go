@@ -255,6 +255,19 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 // run at a time (hist.Runs.Run).
 func (s *seenRecs) span(first, n int64, gen uint32, held bool) int64 {
 	var m int64
+	if s.rest == nil && n > 0 {
+		// One run from serial 0, and nothing marked past it.
+		if first < int64(s.n) {
+			if (s.gen == gen) != held {
+				return 0
+			}
+			m = min(n, int64(s.n)-first)
+		}
+		if held {
+			return m
+		}
+		return n
+	}
 	for m < n {
 		x, k := s.runOf(int(first+m), int(n-m))
 		if in := x.gen == gen; in != held {
@@ -268,6 +281,9 @@ func (s *seenRecs) span(first, n int64, gen uint32, held bool) int64 {
 // seenOf returns where the judged logs hold producer who's records,
 // making room for them if none were marked yet.
 func (c *checker) seenOf(who int32) *seenRecs {
+	if int(who) < c.seen.len() {
+		return c.seen.at(int(who))
+	}
 	for int(who) >= c.seen.len() {
 		c.seen.append(seenRecs{})
 	}
@@ -614,21 +630,14 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	if !ok {
 		return
 	}
-	var dups, dupSerials []int64
-	var what []string
-	dup := func(i, prev int64) {
-		off := b.BaseOffset() + i
-		dups = append(dups, prev, off)
-		dupSerials = append(dupSerials, src.firstSerial+i)
-		what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
-	}
+	var d dupList
 	reordered := false
 	count := int64(b.RecordsCount())
 	if src.value >= 0 {
 		for i := int64(0); i < count; i++ {
 			id := src.identity(i)
 			if prev, seen := c.at(pc, id); seen {
-				dup(i, prev)
+				d.add(c, src, i, prev, b.BaseOffset()+i)
 				continue
 			}
 			pc.values.Set(id, b.BaseOffset()+i)
@@ -651,20 +660,34 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 				i += n
 				continue
 			}
-			dup(i, first+v.get(int(first)).shift) // held by this check: span found it
+			d.add(c, src, i, first+v.get(int(first)).shift, b.BaseOffset()+i) // held by this check: span found it
 			i++
 		}
 	}
-	producer := *c.names.at(int(src.who))
-	if len(dups) > 0 {
-		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
-			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
+	if len(d.offsets) > 0 {
+		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: *c.names.at(int(src.who)), Offsets: d.offsets, Serials: d.serials,
+			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(d.what, "; "))})
 	}
 	if reordered {
+		producer := *c.names.at(int(src.who))
 		c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
 			Offsets: []int64{b.BaseOffset()}, Serials: []int64{src.firstSerial}, Count: b.RecordsCount(),
 			Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.BaseOffset())})
 	}
+}
+
+// dupList gathers the records of a batch found twice (judge).
+type dupList struct {
+	offsets, serials []int64
+	what             []string
+}
+
+// add notes record i of a batch from src, at offset off, as held before
+// at prev.
+func (d *dupList) add(c *checker, src source, i, prev, off int64) {
+	d.offsets = append(d.offsets, prev, off)
+	d.serials = append(d.serials, src.firstSerial+i)
+	d.what = append(d.what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
 }
 
 // checkAck reports an acknowledged batch whose records the leader's log
