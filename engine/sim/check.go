@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -111,6 +110,13 @@ func (s *seenRecs) run() seenAt { return seenAt{s.shift, s.gen} }
 type seenRest struct {
 	v    hist.Runs[seenAt] // every serial, a run of equal marks at a time
 	most []genMax          // the highest serial marked, per check (gen), the latest checks last
+	// No serial from top on is marked. Serials lastFirst to lastEnd-1
+	// were marked last, at last: a batch is judged past every serial
+	// marked before it, and its ack comes in once it was judged, so both
+	// are mostly answered without reading v.
+	top                int64
+	lastFirst, lastEnd int64
+	last               seenAt
 }
 
 type genMax struct {
@@ -142,11 +148,14 @@ func (s *seenRecs) setRange(i, k int, x seenAt) {
 		if s.n > 0 {
 			s.rest.v.SetRange(0, int(s.n), s.run())
 			s.rest.most = []genMax{{s.gen, int64(s.n) - 1}}
+			s.rest.top = int64(s.n)
 		}
 		s.n = 0
 	}
 	s.rest.v.SetRange(i, k, x)
 	r := s.rest
+	r.top = max(r.top, int64(i+k))
+	r.lastFirst, r.lastEnd, r.last = int64(i), int64(i+k), x
 	for j := len(r.most) - 1; j >= 0; j-- {
 		if r.most[j].gen == x.gen {
 			r.most[j].max = max(r.most[j].max, int64(i+k-1))
@@ -177,16 +186,22 @@ func (s *seenRecs) runOf(i, n int) (seenAt, int) {
 	if i < int(s.n) {
 		return s.run(), min(n, int(s.n)-i)
 	}
-	if s.rest == nil {
+	r := s.rest
+	switch {
+	case r == nil || int64(i) >= r.top:
 		return seenAt{}, n
+	case int64(i) >= r.lastFirst && int64(i) < r.lastEnd:
+		return r.last, min(n, int(r.lastEnd)-i)
 	}
-	return s.rest.v.Run(i, n)
+	return r.v.Run(i, n)
 }
 
 func (s *seenRecs) clone() seenRecs {
 	d := *s
 	if s.rest != nil {
-		d.rest = &seenRest{v: s.rest.v.Clone(), most: slices.Clone(s.rest.most)}
+		r := *s.rest
+		r.v, r.most = s.rest.v.Clone(), slices.Clone(s.rest.most)
+		d.rest = &r
 	}
 	return d
 }
@@ -199,6 +214,17 @@ type partCheck struct {
 	seenBatches     int
 	seenHW          int64
 	seenTruncations int
+	// quietOf is the pass token (checker.token) of the checker whose pass
+	// last left the check with nothing to judge, under leader: while the
+	// leader is the same, log is the leader's log (a world's brokers and
+	// partitions are the same objects for as long as its checker lives,
+	// and a broker keeps its replica of a partition, and the replica its
+	// log), and a pass that finds it unchanged passes the partition by
+	// without looking the log up. A copy of the checker has a token of
+	// its own, so its checks start by looking their logs up (they are the
+	// copy's).
+	quietOf *passToken
+	leader  int
 	// What the judged log holds: records of producers are found by
 	// serial in checker.at; records with an application-chosen value here.
 	values hist.Map[identity, int64]
@@ -229,6 +255,19 @@ func (c *checker) at(pc *partCheck, id identity) (int64, bool) {
 // run at a time (hist.Runs.Run).
 func (s *seenRecs) span(first, n int64, gen uint32, held bool) int64 {
 	var m int64
+	if s.rest == nil && n > 0 {
+		// One run from serial 0, and nothing marked past it.
+		if first < int64(s.n) {
+			if (s.gen == gen) != held {
+				return 0
+			}
+			m = min(n, int64(s.n)-first)
+		}
+		if held {
+			return m
+		}
+		return n
+	}
 	for m < n {
 		x, k := s.runOf(int(first+m), int(n-m))
 		if in := x.gen == gen; in != held {
@@ -242,6 +281,9 @@ func (s *seenRecs) span(first, n int64, gen uint32, held bool) int64 {
 // seenOf returns where the judged logs hold producer who's records,
 // making room for them if none were marked yet.
 func (c *checker) seenOf(who int32) *seenRecs {
+	if int(who) < c.seen.len() {
+		return c.seen.at(int(who))
+	}
 	for int(who) >= c.seen.len() {
 		c.seen.append(seenRecs{})
 	}
@@ -281,12 +323,8 @@ type checker struct {
 	rescan    []bool                  // by index in the world's partitions: its leader changed, check the whole log again
 	readsSeen map[string]int          // per consumer: reads already checked
 	reported  hist.Map[string, struct{}]
-	anomalies []Anomaly // appended to, never changed in place
-	// quiet remembers, by index in the world's partitions, a partition
-	// whose leader log the last pass found with nothing left to judge,
-	// so that the next pass can pass it by without looking the log up.
-	// A copy of the checker starts without it (its logs are others).
-	quiet []quietPart
+	anomalies []Anomaly  // appended to, never changed in place
+	token     *passToken // this checker's, made by its first pass (see partCheck.quietOf)
 	// calm: the last pass left every partition with nothing to judge,
 	// when the brokers' logs had changed calmChanges times all told and
 	// the world had calmParts partitions. Until a log changes, an ack
@@ -314,16 +352,8 @@ func (w *World) logChanges() uint64 {
 	return n
 }
 
-// quietPart is a partition the checker's pass found with nothing to
-// judge: under this leader (a broker keeps its replica of a partition,
-// and the replica its log, for as long as the broker object lives), with
-// this check of it, whose log was as pc's seen fields say.
-type quietPart struct {
-	m      *partMeta
-	leader int
-	b      *broker.Broker
-	pc     *partCheck
-}
+// passToken tells one checker's passes from another's (partCheck.quietOf).
+type passToken struct{ _ byte }
 
 func newChecker() *checker {
 	return &checker{readsSeen: map[string]int{}}
@@ -450,15 +480,15 @@ func (c *checker) pass(w *World, changes uint64) {
 		return
 	}
 	n := len(w.parts)
-	if len(c.parts) < n || len(c.rescan) < n || len(c.quiet) < n {
+	if len(c.parts) < n || len(c.rescan) < n || c.token == nil {
 		c.grow(n)
 	}
-	parts, rescans, quiet := c.parts[:n], c.rescan[:n], c.quiet[:n]
+	parts, rescans, token := c.parts[:n], c.rescan[:n], c.token
 	for i, m := range w.parts {
-		q, pc := &quiet[i], parts[i]
-		if q.pc == pc && q.m == m && q.leader == m.leader && !rescans[i] && q.b == w.brokers[m.leader-1] {
-			// The same leader's log as the last pass left it (the broker
-			// keeps it): scanned only if it changed since.
+		pc := parts[i]
+		if pc != nil && pc.quietOf == token && pc.leader == m.leader && !rescans[i] {
+			// The leader's log, as this checker's last pass left it:
+			// scanned only if it changed since.
 			if !pc.unchanged() {
 				c.scan(w, m.tp, pc)
 			}
@@ -482,13 +512,14 @@ func (c *checker) pass(w *World, changes uint64) {
 			}
 			rescans[i] = false
 		}
-		*q = quietPart{m: m, leader: m.leader, b: w.brokers[m.leader-1], pc: pc}
+		pc.quietOf, pc.leader = token, m.leader
 	}
 	c.checkFresh(w)
 	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
 }
 
-// grow gives the checker's lists by partition n entries.
+// grow gives the checker's lists by partition n entries, and the
+// checker its pass token.
 func (c *checker) grow(n int) {
 	for len(c.parts) < n {
 		c.parts = append(c.parts, nil)
@@ -496,8 +527,8 @@ func (c *checker) grow(n int) {
 	for len(c.rescan) < n {
 		c.rescan = append(c.rescan, false)
 	}
-	for len(c.quiet) < n {
-		c.quiet = append(c.quiet, quietPart{})
+	if c.token == nil {
+		c.token = &passToken{}
 	}
 }
 
@@ -599,21 +630,14 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 	if !ok {
 		return
 	}
-	var dups, dupSerials []int64
-	var what []string
-	dup := func(i, prev int64) {
-		off := b.BaseOffset() + i
-		dups = append(dups, prev, off)
-		dupSerials = append(dupSerials, src.firstSerial+i)
-		what = append(what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
-	}
+	var d dupList
 	reordered := false
 	count := int64(b.RecordsCount())
 	if src.value >= 0 {
 		for i := int64(0); i < count; i++ {
 			id := src.identity(i)
 			if prev, seen := c.at(pc, id); seen {
-				dup(i, prev)
+				d.add(c, src, i, prev, b.BaseOffset()+i)
 				continue
 			}
 			pc.values.Set(id, b.BaseOffset()+i)
@@ -636,20 +660,34 @@ func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored)
 				i += n
 				continue
 			}
-			dup(i, first+v.get(int(first)).shift) // held by this check: span found it
+			d.add(c, src, i, first+v.get(int(first)).shift, b.BaseOffset()+i) // held by this check: span found it
 			i++
 		}
 	}
-	producer := *c.names.at(int(src.who))
-	if len(dups) > 0 {
-		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: producer, Offsets: dups, Serials: dupSerials,
-			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(what, "; "))})
+	if len(d.offsets) > 0 {
+		c.report(w, Anomaly{Name: "duplicate", Partition: tp.String(), Producer: *c.names.at(int(src.who)), Offsets: d.offsets, Serials: d.serials,
+			Text: fmt.Sprintf("%s holds a record twice: %s", tp, strings.Join(d.what, "; "))})
 	}
 	if reordered {
+		producer := *c.names.at(int(src.who))
 		c.report(w, Anomaly{Name: "reordered", Partition: tp.String(), Producer: producer,
 			Offsets: []int64{b.BaseOffset()}, Serials: []int64{src.firstSerial}, Count: b.RecordsCount(),
 			Text: fmt.Sprintf("%s: %s's serial %d at offset %d comes after a later serial of the same producer", tp, producer, src.firstSerial, b.BaseOffset())})
 	}
+}
+
+// dupList gathers the records of a batch found twice (judge).
+type dupList struct {
+	offsets, serials []int64
+	what             []string
+}
+
+// add notes record i of a batch from src, at offset off, as held before
+// at prev.
+func (d *dupList) add(c *checker, src source, i, prev, off int64) {
+	d.offsets = append(d.offsets, prev, off)
+	d.serials = append(d.serials, src.firstSerial+i)
+	d.what = append(d.what, fmt.Sprintf("%s at %d and %d", c.describe(src, i), prev, off))
 }
 
 // checkAck reports an acknowledged batch whose records the leader's log
