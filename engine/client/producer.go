@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
@@ -41,9 +40,8 @@ type Env interface {
 	// Slab is room for the hottest events' attributes (which they append
 	// at once), texts and partition names.
 	Slab() *trace.Slab
-	// Arena is where the bytes of batches are kept; Scratch what they are
-	// encoded with (a world has one of each for all its producers).
-	Arena() *hist.Arena
+	// Scratch is what batches are encoded with and where their bytes are
+	// kept (a world has one for all its producers).
 	Scratch() *Scratch
 	Emit(e trace.Event)
 	// Event emits an event of kind k and returns it, to be filled in
@@ -298,6 +296,12 @@ type Scratch struct {
 	recs    []record.Record
 	vals    []byte
 	drained []*Batch
+	// sent is the free room of the chunk batches are encoded into and kept
+	// in, a producer's sent bytes never changing (as a hist.Arena's, but
+	// written in place instead of built apart and copied in). A world's
+	// copy has a Scratch of its own, so no two worlds write to one chunk.
+	sent     []byte
+	sentLast int // the size of the last chunk
 	// What produce requests are cut from (drainTo).
 	produceReqs    slab.Slab[msg.ProduceRequest]
 	produceBatches slab.Slices[msg.ProduceBatch]
@@ -314,6 +318,34 @@ type Scratch struct {
 	partSlab  slab.Packed[partitionState]
 	partLists slab.Slices[*partitionState]
 	dones     slab.Packed[doneBatch]
+}
+
+// sentChunk is the size the chunks batches are encoded into grow to (as a
+// hist.Arena's blocks, from 1 KB: a small world keeps little); a batch
+// larger than a quarter of it gets room of its own.
+const sentChunk = 16 << 10
+
+// room returns an empty slice with room for at least n bytes, for a batch
+// to be encoded into and kept (keep).
+func (sc *Scratch) room(n int) []byte {
+	if n > sentChunk/4 {
+		return make([]byte, 0, n)
+	}
+	if cap(sc.sent) < n {
+		sc.sentLast = min(sentChunk, max(1024, 2*sc.sentLast, 4*n))
+		sc.sent = make([]byte, 0, sc.sentLast)
+	}
+	return sc.sent
+}
+
+// keep returns b, encoded into what room returned, with its capacity
+// ending with it, and takes what it used of the chunk: none if b was given
+// room of its own, or outgrew the chunk's and was moved out by append.
+func (sc *Scratch) keep(b []byte) []byte {
+	if len(b) > 0 && cap(b) == cap(sc.sent) && &b[0] == &sc.sent[:1][0] {
+		sc.sent = b[len(b):]
+	}
+	return b[:len(b):len(b)]
 }
 
 // spareMax bounds what a world keeps of what quiet producers gave back:

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
@@ -130,7 +129,7 @@ func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 		}
 		if first := p.drainable(ps, now); first != nil {
 			ps.q.queue = dropFront(ps.q.queue, 1) // keeps the capacity for the next batch
-			p.prepare(ps, first, env.Arena(), sc)
+			p.prepare(ps, first, sc)
 			batches = append(batches, first)
 		}
 	}
@@ -209,14 +208,14 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 }
 
 // prepare assigns the sequence at first drain and encodes the bytes to send.
-func (p *Producer) prepare(ps *partitionState, b *Batch, arena *hist.Arena, sc *Scratch) {
+func (p *Producer) prepare(ps *partitionState, b *Batch, sc *Scratch) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq
 		ps.nextSeq = record.IncrementSequence(ps.nextSeq, b.Count)
 		q := ps.lists(sc)
 		q.outstanding = insertBySeq(q.outstanding, b)
 	}
-	b.Bytes = p.encode(b, arena, sc)
+	b.Bytes = p.encode(b, sc)
 	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
 }
 
@@ -231,7 +230,7 @@ func insertBySeq(list []*Batch, b *Batch) []*Batch {
 	return slices.Insert(list, i, b)
 }
 
-func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
+func (p *Producer) encode(b *Batch, sc *Scratch) []byte {
 	rb := record.Batch{Header: record.Header{
 		PartitionLeaderEpoch: record.NoPartitionLeaderEpoch, Magic: record.Magic,
 		LastOffsetDelta: b.Count - 1, BaseTimestamp: b.Timestamp, MaxTimestamp: b.Timestamp,
@@ -253,7 +252,11 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 	rb.Records = sc.recs[:n]
 	// Default values are written into one scratch buffer sized up front, so
 	// the slices taken from it stay valid while the batch is encoded.
-	vals := slices.Grow(sc.vals[:0], n*(len(p.name)+21))
+	valLen := len(b.Value)
+	if !b.Explicit {
+		valLen = len(p.name) + 21
+	}
+	vals := slices.Grow(sc.vals[:0], n*valLen)
 	for i := range rb.Records {
 		v := b.Value
 		if !b.Explicit {
@@ -265,11 +268,14 @@ func (p *Producer) encode(b *Batch, arena *hist.Arena, sc *Scratch) []byte {
 		r.OffsetDelta, r.Key, r.Value = int32(i), b.Key, v
 	}
 	sc.vals = vals[:0]
-	out, err := sc.enc.Append(arena.Scratch(), &rb)
+	// Encoded where it is kept: the header, and for each record at most 32
+	// bytes around its key and value (varints of 5 bytes at most).
+	room := sc.room(record.HeaderSize + n*(32+len(b.Key)+valLen))
+	out, err := sc.enc.Append(room, &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}
-	return arena.Keep(out)
+	return sc.keep(out)
 }
 
 // scheduleWake asks to run again at the next time the sender has something
