@@ -32,10 +32,18 @@ type sourceIndex struct {
 	// of in the vectors. A pair's newest entry changes only when set
 	// appends a newer one, which takes the slot.
 	recent [recentSlots]recentHead
-	// lastPID's value is lastV (0: none kept): the producer id looked up
-	// last, most often the one that sends again.
-	lastPID int64
-	lastV   int32
+	// pids keeps the values of a few producer ids looked up lately, by
+	// the id's low bits (v 0: none kept): a world's few busy producers
+	// send again and again, and their ids are handed out one after the
+	// other.
+	pids [pidSlots]pidValue
+}
+
+const pidSlots = 4
+
+type pidValue struct {
+	pid int64
+	v   int32
 }
 
 // recentSlots is how many pairs recent holds.
@@ -81,8 +89,9 @@ const nearPIDs = 1 << 22
 
 // pid returns the value for a producer id (0: none).
 func (x *sourceIndex) pid(pid int64) int32 {
-	if pid == x.lastPID && x.lastV != 0 {
-		return x.lastV
+	p := &x.pids[uint64(pid)%pidSlots]
+	if p.pid == pid && p.v != 0 {
+		return p.v
 	}
 	var v int32
 	if d := pid - x.base; x.based && d >= 0 && d < nearPIDs {
@@ -91,13 +100,13 @@ func (x *sourceIndex) pid(pid int64) int32 {
 		v, _ = x.far.Get(pid)
 	}
 	if v != 0 {
-		x.lastPID, x.lastV = pid, v
+		*p = pidValue{pid, v}
 	}
 	return v
 }
 
 func (x *sourceIndex) setPID(pid int64, v int32) {
-	x.lastPID, x.lastV = pid, v
+	x.pids[uint64(pid)%pidSlots] = pidValue{pid, v}
 	if !x.based {
 		x.base, x.based = pid, true
 	}
@@ -176,7 +185,7 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 func (x *sourceIndex) clone() sourceIndex {
 	c := sourceIndex{near: x.near.Clone(), far: x.far.Clone(), base: x.base, based: x.based,
 		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)),
-		recent: x.recent, lastPID: x.lastPID, lastV: x.lastV}
+		recent: x.recent, pids: x.pids}
 	for i := range x.bySeq {
 		c.bySeq[i] = x.bySeq[i].Clone()
 	}
