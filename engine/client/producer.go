@@ -128,7 +128,9 @@ func (b *Batch) LastSeq() int32 {
 	return record.IncrementSequence(b.Seq, b.Count-1)
 }
 
-func (b *Batch) done() bool { return b.State == Acked || b.State == Failed || b.State == Expired }
+// done reports whether b is acked, failed or expired: the states that
+// come last, so one comparison tells.
+func (b *Batch) done() bool { return b.State >= Acked }
 
 // partitionState is the producer's per-partition bookkeeping (TxnPartitionEntry).
 type partitionState struct {
@@ -472,6 +474,14 @@ func (p *Producer) settle(sc *Scratch) {
 	if n > 0 {
 		s.recent = dropFront(s.recent, n) // keeps the capacity
 	}
+}
+
+// settles reports whether settle has anything to do: whether the oldest
+// batch not settled is done. Inlined, it spares the call to settle at the
+// passes of the sender (most) that would find nothing.
+func (p *Producer) settles() bool {
+	s := p.s
+	return s != nil && len(s.recent) > 0 && s.recent[0].done()
 }
 
 // without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })

@@ -25,7 +25,9 @@ func (p *Producer) RunSender(env Env) bool {
 	// pass: each is asked for once, not by every function that uses it.
 	sc, now := env.Scratch(), env.Now()
 	did := p.runSender(env, sc, now)
-	p.settle(sc)
+	if p.settles() {
+		p.settle(sc)
+	}
 	p.scheduleWake(env, now)
 	return did
 }
