@@ -682,7 +682,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	sc := env.Scratch()
 	sn := p.sending(sc)
 	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
-	ps := p.part(tp, sc)
+	// ps is inlined: the partition is mostly one written to before.
+	ps := p.ps(tp)
+	if ps == nil {
+		ps = p.part(tp, sc)
+	}
 	// The batch is zero (newBatch): only the fields that are not are
 	// written, not the whole struct through a copy built on the stack.
 	b := sn.newBatch(id, sc)
