@@ -128,7 +128,9 @@ func (b *Batch) LastSeq() int32 {
 	return record.IncrementSequence(b.Seq, b.Count-1)
 }
 
-func (b *Batch) done() bool { return b.State == Acked || b.State == Failed || b.State == Expired }
+// done reports whether b is acked, failed or expired: the states that
+// come last, so one comparison tells.
+func (b *Batch) done() bool { return b.State >= Acked }
 
 // partitionState is the producer's per-partition bookkeeping (TxnPartitionEntry).
 type partitionState struct {
@@ -474,6 +476,14 @@ func (p *Producer) settle(sc *Scratch) {
 	}
 }
 
+// settles reports whether settle has anything to do: whether the oldest
+// batch not settled is done. Inlined, it spares the call to settle at the
+// passes of the sender (most) that would find nothing.
+func (p *Producer) settles() bool {
+	s := p.s
+	return s != nil && len(s.recent) > 0 && s.recent[0].done()
+}
+
 // without is slices.DeleteFunc(list, func(x *Batch) bool { return x == b })
 // with no call through a closure and none into the runtime: the lists it
 // is given hold a batch or two.
@@ -672,7 +682,11 @@ func (p *Producer) Send(tp msg.TP, count int32, key, value []byte, hasValue bool
 	sc := env.Scratch()
 	sn := p.sending(sc)
 	id := p.done.Len() + len(sn.recent) + 1 // NumBatches()+1
-	ps := p.part(tp, sc)
+	// ps is inlined: the partition is mostly one written to before.
+	ps := p.ps(tp)
+	if ps == nil {
+		ps = p.part(tp, sc)
+	}
 	// The batch is zero (newBatch): only the fields that are not are
 	// written, not the whole struct through a copy built on the stack.
 	b := sn.newBatch(id, sc)

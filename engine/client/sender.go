@@ -25,8 +25,12 @@ func (p *Producer) RunSender(env Env) bool {
 	// pass: each is asked for once, not by every function that uses it.
 	sc, now := env.Scratch(), env.Now()
 	did := p.runSender(env, sc, now)
-	p.settle(sc)
-	p.scheduleWake(env, now)
+	if p.settles() {
+		p.settle(sc)
+	}
+	if p.mayWake() {
+		p.scheduleWake(env, now)
+	}
 	return did
 }
 
@@ -322,6 +326,13 @@ func (p *Producer) scheduleWake(env Env, now int64) {
 	if next != math.MaxInt64 {
 		env.Wake(next)
 	}
+}
+
+// mayWake reports whether scheduleWake could find a time to run again:
+// not for a producer that has its id, no transaction and every batch
+// done (the pass after every answer), whose call it spares, inlined.
+func (p *Producer) mayWake() bool {
+	return p.txn != nil || p.pid < 0 && p.cfg.Idempotent || len(p.recent()) > 0
 }
 
 // initTarget reports whether there is a broker to send InitProducerId to.
