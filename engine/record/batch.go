@@ -151,7 +151,10 @@ func (e *Encoder) Append(dst []byte, b *Batch) ([]byte, error) {
 	}
 	if c := b.Attributes.Compression(); c == None {
 		for i := range b.Records {
-			dst = AppendRecord(dst, &b.Records[i])
+			var ok bool
+			if dst, ok = appendShortRecord(dst, &b.Records[i]); !ok {
+				dst = AppendRecord(dst, &b.Records[i])
+			}
 		}
 	} else {
 		e.scratch = e.scratch[:0]
