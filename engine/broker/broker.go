@@ -190,7 +190,6 @@ type Broker struct {
 	results      slab.Slices[msg.ProduceResult] // theirs
 	waitFor      slab.Slices[int64]
 	pendings     slab.Slab[pendingProduce]
-	logChanges   uint64 // changes of its logs' batches or high watermarks (partition.Log.CountChangesIn)
 }
 
 // New creates a live broker with no replicas.
@@ -206,10 +205,6 @@ func (b *Broker) keepTxn(id string, t *txnState) {
 	}
 	b.txns[id] = t
 }
-
-// LogChanges counts the changes of the batches or the high watermark of
-// any of the broker's logs so far: while it stays the same, none changed.
-func (b *Broker) LogChanges() uint64 { return b.logChanges }
 
 // Alive reports whether the broker process runs.
 func (b *Broker) Alive() bool { return b.alive }
@@ -229,7 +224,6 @@ func (b *Broker) Replicas() []*Replica {
 // AddReplica hosts a new, empty replica of tp.
 func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg)}
-	r.Log.CountChangesIn(&b.logChanges)
 	b.replicas.put(tp, r)
 	if b.order == nil {
 		b.order = make([]msg.TP, 0, 4) // as replicaSet.put: room for a few at once
