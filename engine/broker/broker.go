@@ -52,8 +52,9 @@ type Env interface {
 	Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int
 	CloseConnection(from, to int) // broker from closes its connection to broker to
 	// Refusal says whether a fault makes the leader refuse this batch, and
-	// with which error (`fail request`).
-	Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool)
+	// with which error (`fail request`). pb is only read, and not kept:
+	// a pointer, not a copy of the batch on every produce.
+	Refusal(from msg.Addr, pb *msg.ProduceBatch) (kerr.Code, bool)
 	Emit(e trace.Event)
 	// Event emits an event of kind k and returns it, to be filled in
 	// before anything else is emitted: Emit, for an event not built first.

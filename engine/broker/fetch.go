@@ -27,8 +27,9 @@ func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
 
 // HandleFetch answers a follower: it records the follower's log end offset
 // (which may move the high watermark and grow the ISR) and sends every
-// batch from the fetch offset with the high watermark.
-func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
+// batch from the fetch offset with the high watermark. req is the body
+// sent, only read.
+func (b *Broker) HandleFetch(m *msg.Message, req *msg.FetchRequest, env Env) {
 	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
 		resp := b.fetchResps.New()
@@ -81,8 +82,9 @@ func (b *Broker) expandISR(r *Replica, tp msg.TP, id int, env Env) {
 // leader's high watermark, and fetches again if it made progress (to report
 // its new log end offset). An answer from a leader this replica no longer
 // follows (another broker, or an older leader epoch) is dropped, as Kafka's
-// fetcher does. It returns the number of batches appended.
-func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int {
+// fetcher does. It returns the number of batches appended. resp is the
+// body sent, only read.
+func (b *Broker) OnFetchResponse(from int, resp *msg.FetchResponse, env Env) int {
 	r := b.replicas.get(resp.TP)
 	if r == nil || !b.alive {
 		return 0

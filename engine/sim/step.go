@@ -445,9 +445,9 @@ func (w *World) deliverToBroker(f *flight) bool {
 	case msg.ConsumerFetchRequest:
 		b.HandleConsumerFetch(m, body, env)
 	case *msg.FetchRequest:
-		b.HandleFetch(m, *body, env)
+		b.HandleFetch(m, body, env)
 	case *msg.FetchResponse:
-		b.OnFetchResponse(m.From.Broker, *body, env)
+		b.OnFetchResponse(m.From.Broker, body, env)
 	case wireRequest:
 		w.answerWire(m, body)
 	}
