@@ -59,6 +59,10 @@ type Env interface {
 	// Event emits an event of kind k and returns it, to be filled in
 	// before anything else is emitted: Emit, for an event not built first.
 	Event(k trace.Kind) *trace.Event
+	// SendFetch sends follower's fetch of tp from offset to leader, and
+	// returns the connection it went on: Fetch once the follower has
+	// said it fetches, for a follower that knows it without asking.
+	SendFetch(follower, leader int, tp msg.TP, offset int64) (conn int)
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader

@@ -111,7 +111,11 @@ func (b *Broker) OnFetchResponse(from int, resp *msg.FetchResponse, env Env) int
 		b.emitReplicaAppend(r, resp.TP, n, env)
 	}
 	if again {
-		env.Fetch(b.ID, resp.TP) // after replica.append: the trace tells of the copy before the fetch that reports it
+		// After replica.append: the trace tells of the copy before the
+		// fetch that reports it. StartFetch would say to fetch (a live
+		// follower of from, fetching nothing): Fetch without asking it.
+		r.fetching = true
+		r.fetchConn = env.SendFetch(b.ID, r.Leader, resp.TP, r.Log.LogEndOffset())
 	}
 	return n
 }

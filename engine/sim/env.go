@@ -151,11 +151,15 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 		return
 	}
 	if leader, offset, ok := b.StartFetch(tp); ok {
-		req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
-		*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
-		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, false, e.w.brokerPair(follower, leader, fetcherChannel), nil)
-		b.FetchSent(tp, c.id)
+		b.FetchSent(tp, e.SendFetch(follower, leader, tp, offset))
 	}
+}
+
+func (e brokerEnv) SendFetch(follower, leader int, tp msg.TP, offset int64) int {
+	req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
+	*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
+	_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, false, e.w.brokerPair(follower, leader, fetcherChannel), nil)
+	return c.id
 }
 
 func (e brokerEnv) FetchLater(follower int, tp msg.TP, at int64) {
