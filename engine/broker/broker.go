@@ -60,8 +60,8 @@ type Env interface {
 	// before anything else is emitted: Emit, for an event not built first.
 	Event(k trace.Kind) *trace.Event
 	// SendFetch sends follower's fetch of tp from offset to leader, and
-	// returns the connection it went on: Fetch once the follower has
-	// said it fetches, for a follower that knows it without asking.
+	// returns the connection it went on (Broker.Fetch, once the follower
+	// has found it should fetch).
 	SendFetch(follower, leader int, tp msg.TP, offset int64) (conn int)
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
@@ -523,13 +523,6 @@ func (b *Broker) StopFollowing(tp msg.TP) {
 // flight on it are sent again after a back-off.
 func (b *Broker) OnMarkersDisconnected(leader, conn int, env Env) {
 	b.markersDisconnected(leader, conn, env)
-}
-
-// FetchSent records the connection a follower's fetch for tp went on.
-func (b *Broker) FetchSent(tp msg.TP, conn int) {
-	if r := b.replicas.get(tp); r != nil {
-		r.fetchConn = conn
-	}
 }
 
 // replicaSet finds a broker's replicas by topic and partition number

@@ -10,19 +10,26 @@ import (
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
-// StartFetch reports whether this follower replica should send a fetch
-// now (it follows someone and none is in flight) and marks it fetching.
-func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
+// Fetch makes this broker's follower replica of tp send a fetch now, if
+// it follows someone and none is in flight; with one in flight, it
+// fetches again once the answer comes (which may already be stale).
+func (b *Broker) Fetch(tp msg.TP, env Env) {
 	r := b.replicas.get(tp)
 	if !b.alive || r == nil || r.IsLeader || r.Leader == 0 {
-		return 0, 0, false
+		return
 	}
 	if r.fetching {
-		r.refetch = true // the answer in flight may already be stale
-		return 0, 0, false
+		r.refetch = true
+		return
 	}
+	b.sendFetch(r, tp, env)
+}
+
+// sendFetch sends the fetch of r, the replica of tp, a follower with no
+// fetch in flight, and marks it fetching on the connection it went on.
+func (b *Broker) sendFetch(r *Replica, tp msg.TP, env Env) {
 	r.fetching = true
-	return r.Leader, r.Log.LogEndOffset(), true
+	r.fetchConn = env.SendFetch(b.ID, r.Leader, tp, r.Log.LogEndOffset())
 }
 
 // HandleFetch answers a follower: it records the follower's log end offset
@@ -112,10 +119,9 @@ func (b *Broker) OnFetchResponse(from int, resp *msg.FetchResponse, env Env) int
 	}
 	if again {
 		// After replica.append: the trace tells of the copy before the
-		// fetch that reports it. StartFetch would say to fetch (a live
-		// follower of from, fetching nothing): Fetch without asking it.
-		r.fetching = true
-		r.fetchConn = env.SendFetch(b.ID, r.Leader, resp.TP, r.Log.LogEndOffset())
+		// fetch that reports it. Fetch would send it (a live follower of
+		// from, fetching nothing): sent without looking r up again.
+		b.sendFetch(r, resp.TP, env)
 	}
 	return n
 }

@@ -150,9 +150,7 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	if b == nil {
 		return
 	}
-	if leader, offset, ok := b.StartFetch(tp); ok {
-		b.FetchSent(tp, e.SendFetch(follower, leader, tp, offset))
-	}
+	b.Fetch(tp, e)
 }
 
 func (e brokerEnv) SendFetch(follower, leader int, tp msg.TP, offset int64) int {
