@@ -52,12 +52,17 @@ type Env interface {
 	Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int
 	CloseConnection(from, to int) // broker from closes its connection to broker to
 	// Refusal says whether a fault makes the leader refuse this batch, and
-	// with which error (`fail request`).
-	Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool)
+	// with which error (`fail request`). pb is only read, and not kept:
+	// a pointer, not a copy of the batch on every produce.
+	Refusal(from msg.Addr, pb *msg.ProduceBatch) (kerr.Code, bool)
 	Emit(e trace.Event)
 	// Event emits an event of kind k and returns it, to be filled in
 	// before anything else is emitted: Emit, for an event not built first.
 	Event(k trace.Kind) *trace.Event
+	// SendFetch sends follower's fetch of tp from offset to leader, and
+	// returns the connection it went on (Broker.Fetch, once the follower
+	// has found it should fetch).
+	SendFetch(follower, leader int, tp msg.TP, offset int64) (conn int)
 	AllocatePIDBlock(broker int) int64                // the controller's next block start
 	ProduceTimer(at int64, broker int, request int)   // wake the purgatory entry at time at
 	Fetch(follower int, tp msg.TP)                    // make follower fetch tp from its leader
@@ -190,7 +195,6 @@ type Broker struct {
 	results      slab.Slices[msg.ProduceResult] // theirs
 	waitFor      slab.Slices[int64]
 	pendings     slab.Slab[pendingProduce]
-	logChanges   uint64 // changes of its logs' batches or high watermarks (partition.Log.CountChangesIn)
 }
 
 // New creates a live broker with no replicas.
@@ -206,10 +210,6 @@ func (b *Broker) keepTxn(id string, t *txnState) {
 	}
 	b.txns[id] = t
 }
-
-// LogChanges counts the changes of the batches or the high watermark of
-// any of the broker's logs so far: while it stays the same, none changed.
-func (b *Broker) LogChanges() uint64 { return b.logChanges }
 
 // Alive reports whether the broker process runs.
 func (b *Broker) Alive() bool { return b.alive }
@@ -229,7 +229,6 @@ func (b *Broker) Replicas() []*Replica {
 // AddReplica hosts a new, empty replica of tp.
 func (b *Broker) AddReplica(tp msg.TP, cfg partition.Config) *Replica {
 	r := &Replica{TP: tp, Log: partition.New(tp.String(), cfg)}
-	r.Log.CountChangesIn(&b.logChanges)
 	b.replicas.put(tp, r)
 	if b.order == nil {
 		b.order = make([]msg.TP, 0, 4) // as replicaSet.put: room for a few at once
@@ -524,13 +523,6 @@ func (b *Broker) StopFollowing(tp msg.TP) {
 // flight on it are sent again after a back-off.
 func (b *Broker) OnMarkersDisconnected(leader, conn int, env Env) {
 	b.markersDisconnected(leader, conn, env)
-}
-
-// FetchSent records the connection a follower's fetch for tp went on.
-func (b *Broker) FetchSent(tp msg.TP, conn int) {
-	if r := b.replicas.get(tp); r != nil {
-		r.fetchConn = conn
-	}
 }
 
 // replicaSet finds a broker's replicas by topic and partition number

@@ -21,7 +21,6 @@ func (b *Broker) Clone() *Broker {
 		for i, r := range parts {
 			if r != nil {
 				cp[i] = r.clone()
-				cp[i].Log.CountChangesIn(&c.logChanges)
 			}
 		}
 		c.replicas.parts = append(c.replicas.parts, cp)

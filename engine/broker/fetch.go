@@ -10,25 +10,33 @@ import (
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
-// StartFetch reports whether this follower replica should send a fetch
-// now (it follows someone and none is in flight) and marks it fetching.
-func (b *Broker) StartFetch(tp msg.TP) (leader int, offset int64, ok bool) {
+// Fetch makes this broker's follower replica of tp send a fetch now, if
+// it follows someone and none is in flight; with one in flight, it
+// fetches again once the answer comes (which may already be stale).
+func (b *Broker) Fetch(tp msg.TP, env Env) {
 	r := b.replicas.get(tp)
 	if !b.alive || r == nil || r.IsLeader || r.Leader == 0 {
-		return 0, 0, false
+		return
 	}
 	if r.fetching {
-		r.refetch = true // the answer in flight may already be stale
-		return 0, 0, false
+		r.refetch = true
+		return
 	}
+	b.sendFetch(r, tp, env)
+}
+
+// sendFetch sends the fetch of r, the replica of tp, a follower with no
+// fetch in flight, and marks it fetching on the connection it went on.
+func (b *Broker) sendFetch(r *Replica, tp msg.TP, env Env) {
 	r.fetching = true
-	return r.Leader, r.Log.LogEndOffset(), true
+	r.fetchConn = env.SendFetch(b.ID, r.Leader, tp, r.Log.LogEndOffset())
 }
 
 // HandleFetch answers a follower: it records the follower's log end offset
 // (which may move the high watermark and grow the ISR) and sends every
-// batch from the fetch offset with the high watermark.
-func (b *Broker) HandleFetch(m *msg.Message, req msg.FetchRequest, env Env) {
+// batch from the fetch offset with the high watermark. req is the body
+// sent, only read.
+func (b *Broker) HandleFetch(m *msg.Message, req *msg.FetchRequest, env Env) {
 	r := b.replicas.get(req.TP)
 	if r == nil || !r.IsLeader {
 		resp := b.fetchResps.New()
@@ -81,8 +89,9 @@ func (b *Broker) expandISR(r *Replica, tp msg.TP, id int, env Env) {
 // leader's high watermark, and fetches again if it made progress (to report
 // its new log end offset). An answer from a leader this replica no longer
 // follows (another broker, or an older leader epoch) is dropped, as Kafka's
-// fetcher does. It returns the number of batches appended.
-func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int {
+// fetcher does. It returns the number of batches appended. resp is the
+// body sent, only read.
+func (b *Broker) OnFetchResponse(from int, resp *msg.FetchResponse, env Env) int {
 	r := b.replicas.get(resp.TP)
 	if r == nil || !b.alive {
 		return 0
@@ -109,7 +118,10 @@ func (b *Broker) OnFetchResponse(from int, resp msg.FetchResponse, env Env) int 
 		b.emitReplicaAppend(r, resp.TP, n, env)
 	}
 	if again {
-		env.Fetch(b.ID, resp.TP) // after replica.append: the trace tells of the copy before the fetch that reports it
+		// After replica.append: the trace tells of the copy before the
+		// fetch that reports it. Fetch would send it (a live follower of
+		// from, fetching nothing): sent without looking r up again.
+		b.sendFetch(r, resp.TP, env)
 	}
 	return n
 }

@@ -360,7 +360,7 @@ func (b *Broker) HasPending(request int) bool {
 // refused applies a `fail request` fault: the leader answers the batch with
 // a retriable error before any append, and the connection stays up.
 func (b *Broker) refused(m *msg.Message, pb *msg.ProduceBatch, ar *partition.AppendResult, env Env) bool {
-	code, ok := env.Refusal(m.From, *pb)
+	code, ok := env.Refusal(m.From, pb)
 	if !ok {
 		return false
 	}

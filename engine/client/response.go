@@ -42,6 +42,12 @@ func (p *Producer) OnResponse(m *msg.Message, env Env) bool {
 		}
 	}
 	p.settle(sc)
+	// Asked for even when the pass it brings will find nothing to do (the
+	// world then takes no step for it): the wake is seen all the same. A
+	// producer paused after a step that delivered this answer holds it
+	// ("resumes after 1 held event(s)"), and what a command at the same
+	// instant gives the sender goes at the wake's place among the items
+	// due then, not after them.
 	env.Wake(env.Now())
 	p.recycleReq(req, sc)
 	return true

@@ -227,12 +227,18 @@ func (l *Log) LastStableOffset() int64 {
 // of the whole log's. The search reads base offsets only, one field of
 // the stored bytes a look.
 func (l *Log) BatchAt(offset int64) int {
-	n := l.batches.Len()
-	if n == 0 || offset >= l.end {
+	if offset >= l.end || l.batches.Len() == 0 {
 		// No batch reaches the log end (the last one ends just below it):
-		// the usual question of a follower that is caught up.
+		// the usual question of a follower that is caught up, answered
+		// where BatchAt is inlined.
 		return -1
 	}
+	return l.batchAt(offset)
+}
+
+// batchAt is BatchAt below the log end of a log with batches.
+func (l *Log) batchAt(offset int64) int {
+	n := l.batches.Len()
 	if last := l.batches.Ptr(n - 1); last.BaseOffset() <= offset {
 		if offset > last.LastOffset() {
 			return -1

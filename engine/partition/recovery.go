@@ -10,10 +10,14 @@ import (
 // bytes, and snapshots producer state at the new segment's base offset, as
 // Kafka does on every roll.
 func (l *Log) maybeRoll(size int) {
-	active := &l.active
-	if active.Size == 0 || active.Size+int64(size) <= int64(l.cfg.SegmentBytes) {
-		return
+	// Small enough to be inlined into every append, which rolls rarely.
+	if active := &l.active; active.Size != 0 && active.Size+int64(size) > int64(l.cfg.SegmentBytes) {
+		l.roll()
 	}
+}
+
+// roll starts a new segment at the log end.
+func (l *Log) roll() {
 	l.TakeSnapshot()
 	n := l.batches.Len()
 	l.segments = append(l.segments, l.active)

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/eoslab/eoslab/engine/internal/wire"
 )
@@ -54,6 +55,9 @@ func recordBodySize(r *Record) int {
 
 // AppendRecord appends one encoded record to dst.
 func AppendRecord(dst []byte, r *Record) []byte {
+	if out, ok := appendShortRecord(dst, r); ok {
+		return out
+	}
 	dst = wire.AppendVarint(dst, int32(recordBodySize(r)))
 	dst = append(dst, byte(r.Attributes))
 	dst = wire.AppendVarlong(dst, r.TimestampDelta)
@@ -70,6 +74,61 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	return dst
 }
 
+// appendShortRecord is AppendRecord for the record nearly every producer
+// sends: no headers, a key and a value under 64 bytes, and deltas in
+// [-64, 64), whose varints are each one byte. Their size is known at
+// once, so the record is written by index into room grown once, instead
+// of through a size computation and an append per field. It reports
+// false, appending nothing, for any other record.
+func appendShortRecord(dst []byte, r *Record) ([]byte, bool) {
+	key, val := r.Key, r.Value
+	if len(r.Headers) != 0 || len(key) >= 64 || len(val) >= 64 ||
+		uint64(r.TimestampDelta+64) >= 128 || uint32(r.OffsetDelta+64) >= 128 {
+		return dst, false
+	}
+	body := 6 + len(key) + len(val) // attributes, two deltas, two lengths, no headers
+	p := len(dst)
+	if cap(dst)-p < 2+body {
+		dst = slices.Grow(dst, 2+body)
+	}
+	// The length's varint: a body under 2·64+6 bytes, a zig-zag under 2^14.
+	if z := uint(body) << 1; body < 64 {
+		dst = dst[:p+1+body]
+		dst[p] = byte(z)
+		p++
+	} else {
+		dst = dst[:p+2+body]
+		dst[p], dst[p+1] = byte(z)|0x80, byte(z>>7)
+		p += 2
+	}
+	// Attributes, the two deltas' zig-zag bytes and the key's length in
+	// one store.
+	binary.BigEndian.PutUint32(dst[p:], uint32(uint8(r.Attributes))<<24|
+		uint32(uint8(r.TimestampDelta<<1^r.TimestampDelta>>63))<<16|
+		uint32(uint8(r.OffsetDelta<<1^r.OffsetDelta>>31))<<8|
+		uint32(nullableLen(key)))
+	p += 4
+	if len(key) > 0 {
+		p += copy(dst[p:], key)
+	}
+	dst[p] = nullableLen(val)
+	p++
+	if len(val) > 0 {
+		p += copy(dst[p:], val)
+	}
+	dst[p] = 0 // the header count
+	return dst, true
+}
+
+// nullableLen is the one-byte varint length of b, shorter than 64 bytes:
+// -1 for a null one.
+func nullableLen(b []byte) byte {
+	if b == nil {
+		return 1 // zig-zag of -1
+	}
+	return byte(len(b) << 1)
+}
+
 // Encoder turns batches into bytes. The zero value is ready to use; it keeps
 // its compressors and scratch space between calls. Not safe for concurrent use.
 type Encoder struct {
@@ -83,10 +142,19 @@ type Encoder struct {
 // including inconsistent ones a broker must refuse.
 func (e *Encoder) Append(dst []byte, b *Batch) ([]byte, error) {
 	start := len(dst)
-	dst = append(dst, make([]byte, HeaderSize)...)
+	// The header is written over these bytes once the records are in, so
+	// room the caller reserved is taken as it is rather than zeroed first.
+	if cap(dst)-start >= HeaderSize {
+		dst = dst[:start+HeaderSize]
+	} else {
+		dst = append(dst, make([]byte, HeaderSize)...)
+	}
 	if c := b.Attributes.Compression(); c == None {
 		for i := range b.Records {
-			dst = AppendRecord(dst, &b.Records[i])
+			var ok bool
+			if dst, ok = appendShortRecord(dst, &b.Records[i]); !ok {
+				dst = AppendRecord(dst, &b.Records[i])
+			}
 		}
 	} else {
 		e.scratch = e.scratch[:0]
@@ -99,8 +167,7 @@ func (e *Encoder) Append(dst []byte, b *Batch) ([]byte, error) {
 		}
 	}
 	out := dst[start:]
-	length := int32(len(out) - LogOverhead)
-	appendHeader(out[:0], &b.Header, length, 0)
+	putHeader(out, &b.Header, int32(len(out)-LogOverhead))
 	binary.BigEndian.PutUint32(out[CRCOffset:], ComputeCRC(out))
 	return dst, nil
 }

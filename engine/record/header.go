@@ -156,19 +156,31 @@ func (h *Header) LastSequence() int32 {
 
 // appendHeader writes h with the given batchLength and crc.
 func appendHeader(dst []byte, h *Header, batchLength int32, crc uint32) []byte {
-	dst = wire.AppendInt64(dst, h.BaseOffset)
-	dst = wire.AppendInt32(dst, batchLength)
-	dst = wire.AppendInt32(dst, h.PartitionLeaderEpoch)
-	dst = append(dst, Magic)
-	dst = binary.BigEndian.AppendUint32(dst, crc)
-	dst = wire.AppendInt16(dst, int16(h.Attributes))
-	dst = wire.AppendInt32(dst, h.LastOffsetDelta)
-	dst = wire.AppendInt64(dst, h.BaseTimestamp)
-	dst = wire.AppendInt64(dst, h.MaxTimestamp)
-	dst = wire.AppendInt64(dst, h.ProducerID)
-	dst = wire.AppendInt16(dst, h.ProducerEpoch)
-	dst = wire.AppendInt32(dst, h.BaseSequence)
-	return wire.AppendInt32(dst, h.RecordsCount)
+	n := len(dst)
+	dst = append(dst, make([]byte, HeaderSize)...)
+	putHeader(dst[n:], h, batchLength)
+	binary.BigEndian.PutUint32(dst[n+CRCOffset:], crc)
+	return dst
+}
+
+// putHeader writes h with the given batchLength over the first HeaderSize
+// bytes of b, every byte but the CRC's, each field stored at its offset
+// (one bounds check for them all) rather than appended.
+func putHeader(b []byte, h *Header, batchLength int32) {
+	b = b[:HeaderSize]
+	be := binary.BigEndian
+	be.PutUint64(b[BaseOffsetOffset:], uint64(h.BaseOffset))
+	be.PutUint32(b[BatchLengthOffset:], uint32(batchLength))
+	be.PutUint32(b[PartitionLeaderEpochOffset:], uint32(h.PartitionLeaderEpoch))
+	b[MagicOffset] = Magic
+	be.PutUint16(b[AttributesOffset:], uint16(h.Attributes))
+	be.PutUint32(b[LastOffsetDeltaOffset:], uint32(h.LastOffsetDelta))
+	be.PutUint64(b[BaseTimestampOffset:], uint64(h.BaseTimestamp))
+	be.PutUint64(b[MaxTimestampOffset:], uint64(h.MaxTimestamp))
+	be.PutUint64(b[ProducerIDOffset:], uint64(h.ProducerID))
+	be.PutUint16(b[ProducerEpochOffset:], uint16(h.ProducerEpoch))
+	be.PutUint32(b[BaseSequenceOffset:], uint32(h.BaseSequence))
+	be.PutUint32(b[RecordsCountOffset:], uint32(h.RecordsCount))
 }
 
 // ParseHeader reads the 61-byte header at the start of b without checking

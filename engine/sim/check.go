@@ -328,31 +328,27 @@ type checker struct {
 	reported  hist.Map[string, struct{}]
 	anomalies []Anomaly  // appended to, never changed in place
 	token     *passToken // this checker's, made by its first pass (see partCheck.quietOf)
+	// changes counts the changes of the batches or the high watermark of
+	// the logs the checks judge: a pass that looks a leader's log up
+	// makes the log count here (partition.Log.CountChangesIn), and a log
+	// a check stops judging counts nowhere. A follower's append, most of
+	// a run's log changes, moves nothing. A copy of the checker counts
+	// from 0: its first pass looks every log up (see partCheck.quietOf).
+	changes uint64
 	// calm: the last pass left every partition with nothing to judge,
-	// when the brokers' logs had changed calmChanges times all told and
-	// the world had calmParts partitions. Until a log changes, an ack
-	// comes in or a leader changes, the next pass would find the same.
-	// A copy of the checker starts without it.
+	// when changes was calmChanges and the world had calmParts
+	// partitions. Until a judged log changes, an ack comes in or a
+	// leader changes, the next pass would find the same. A copy of the
+	// checker starts without it.
 	calm        bool
 	calmChanges uint64
 	calmParts   int
 }
 
-// logChanges is how many times any broker's log changed its batches or
-// its high watermark (broker.LogChanges); the counts only grow.
 // calmAt reports whether the last pass found nothing to judge and
-// nothing has changed since (changes is w.logChanges()): the pass would
-// return at once.
-func (c *checker) calmAt(w *World, changes uint64) bool {
-	return c.calm && changes == c.calmChanges && len(c.fresh) == 0 && len(w.parts) == c.calmParts
-}
-
-func (w *World) logChanges() uint64 {
-	var n uint64
-	for _, b := range w.brokers {
-		n += b.LogChanges()
-	}
-	return n
+// nothing has changed since: the pass would return at once.
+func (c *checker) calmAt(w *World) bool {
+	return c.calm && c.changes == c.calmChanges && len(c.fresh) == 0 && len(w.parts) == c.calmParts
 }
 
 // passToken tells one checker's passes from another's (partCheck.quietOf).
@@ -474,8 +470,8 @@ func (c *checker) leaderChanged(part int) {
 // and a partition whose leader, check and log are as the last pass left
 // them is passed by: scanning it would judge nothing.
 func (c *checker) run(w *World) {
-	if changes := w.logChanges(); !c.calmAt(w, changes) {
-		c.pass(w, changes)
+	if !c.calmAt(w) {
+		c.pass(w)
 	}
 }
 
@@ -483,8 +479,8 @@ func (c *checker) run(w *World) {
 // calm pass, a step that changed no log and no leader but brought acks
 // (an answer delivered) would pass every partition by: only the acks
 // are checked.
-func (c *checker) pass(w *World, changes uint64) {
-	if c.calm && changes == c.calmChanges && len(w.parts) == c.calmParts {
+func (c *checker) pass(w *World) {
+	if c.calm && c.changes == c.calmChanges && len(w.parts) == c.calmParts {
 		c.checkFresh(w)
 		return
 	}
@@ -509,9 +505,16 @@ func (c *checker) pass(w *World, changes uint64) {
 		}
 		rescan := rescans[i]
 		if pc == nil || pc.log != log || rescan {
+			if pc != nil && pc.quietOf == token && pc.log != log {
+				// A log of this world that no check judges now. (A
+				// copy's first pass leaves the logs its checks had
+				// alone: they may be the original's.)
+				pc.log.CountChangesIn(nil)
+			}
 			pc = c.newPartCheck(log)
 			parts[i] = pc
 		}
+		log.CountChangesIn(&c.changes)
 		c.scan(w, m.tp, pc)
 		if rescan {
 			for j := range c.acks.Len() {
@@ -524,7 +527,7 @@ func (c *checker) pass(w *World, changes uint64) {
 		pc.quietOf, pc.leader = token, m.leader
 	}
 	c.checkFresh(w)
-	c.calm, c.calmChanges, c.calmParts = true, changes, len(w.parts)
+	c.calm, c.calmChanges, c.calmParts = true, c.changes, len(w.parts)
 }
 
 // grow gives the checker's lists by partition n entries, and the

@@ -50,7 +50,7 @@ func (w *World) clone(live bool) *World {
 		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, sweepAt: w.sweepAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed,
 		dropTrace: w.dropTrace, lastDecEvt: w.lastDecEvt}
 	c.rng = rand.New(&c.pcg)
-	c.benv = &brokerEnv{c}
+	c.benv = brokerEnv{c}
 
 	c.brokers = make([]*broker.Broker, len(w.brokers))
 	for i, b := range w.brokers {

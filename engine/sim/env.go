@@ -67,7 +67,7 @@ func (s *producerSlot) Send(to int, body msg.Body) int {
 			}
 		}
 	}
-	id, _ := s.w.sendOn(msg.ClientAddr(s.name()), msg.BrokerAddr(to), 0, 0, body, &s.pairs[to-1], s)
+	id, _ := s.w.sendOn(msg.ClientAddr(s.name()), msg.BrokerAddr(to), 0, 0, body, false, &s.pairs[to-1], s)
 	return id
 }
 
@@ -127,7 +127,8 @@ func (e brokerEnv) Tracing() bool     { return e.w.tracing() }
 func (e brokerEnv) Slab() *trace.Slab { return &e.w.slab }
 
 func (e brokerEnv) Reply(from int, to msg.Addr, conn, replyTo int, body msg.Body) int {
-	return e.w.send(msg.BrokerAddr(from), to, conn, replyTo, body)
+	id, _ := e.w.sendOn(msg.BrokerAddr(from), to, conn, replyTo, body, true, nil, nil)
+	return id
 }
 
 func (e brokerEnv) AllocatePIDBlock(int) int64 {
@@ -149,12 +150,14 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 	if b == nil {
 		return
 	}
-	if leader, offset, ok := b.StartFetch(tp); ok {
-		req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
-		*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
-		_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, e.w.brokerPair(follower, leader, fetcherChannel), nil)
-		b.FetchSent(tp, c.id)
-	}
+	b.Fetch(tp, e)
+}
+
+func (e brokerEnv) SendFetch(follower, leader int, tp msg.TP, offset int64) int {
+	req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
+	*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
+	_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, false, e.w.brokerPair(follower, leader, fetcherChannel), nil)
+	return c.id
 }
 
 func (e brokerEnv) FetchLater(follower int, tp msg.TP, at int64) {
@@ -180,17 +183,17 @@ func (e brokerEnv) AlterISR(tp msg.TP, _ int32, isr []int) {
 // one if needed); a response on the connection its request came by, which
 // may have closed meanwhile: then the answer goes nowhere.
 func (w *World) send(from, to msg.Addr, conn, replyTo int, body msg.Body) int {
-	id, _ := w.sendOn(from, to, conn, replyTo, body, nil, nil)
+	id, _ := w.sendOn(from, to, conn, replyTo, body, body.IsResponse(), nil, nil)
 	return id
 }
 
-// sendOn is send, with the sender's pair and slot (a producer's) when the
-// caller has them at hand; it also returns the connection used (nil for an
-// answer that goes nowhere).
-func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, ps *pairState, s *producerSlot) (int, *connection) {
+// sendOn is send, with whether body is an answer (body.IsResponse(), which
+// most callers know without asking) and the sender's pair and slot (a
+// producer's) when the caller has them at hand; it also returns the
+// connection used (nil for an answer that goes nowhere).
+func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp bool, ps *pairState, s *producerSlot) (int, *connection) {
 	w.nextMsgID++
 	id := w.nextMsgID
-	resp := body.IsResponse()
 	dir := uint8(toBroker)
 	var c *connection
 	if resp {

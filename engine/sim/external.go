@@ -327,7 +327,7 @@ func (w *World) sendExternal(x *extConn, xr *extReq, body msg.Body) {
 		x.cn = c
 		c.slot, c.cons, c.ext = nil, nil, x
 	}
-	_, c := w.sendOn(from, to, 0, 0, body, &x.ps, nil)
+	_, c := w.sendOn(from, to, 0, 0, body, false, &x.ps, nil)
 	if c != nil && x.cn != c {
 		x.cn = c
 		c.slot, c.cons, c.ext = nil, nil, x

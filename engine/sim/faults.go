@@ -265,7 +265,7 @@ func (w *World) armRefusal(c *script.FailRequest) error {
 
 // Refusal is the leader asking whether a refusal is armed for this batch;
 // it fires once.
-func (e brokerEnv) Refusal(from msg.Addr, pb msg.ProduceBatch) (kerr.Code, bool) {
+func (e brokerEnv) Refusal(from msg.Addr, pb *msg.ProduceBatch) (kerr.Code, bool) {
 	w := e.w
 	if len(w.faults) == 0 {
 		return kerr.None, false

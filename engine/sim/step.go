@@ -139,8 +139,8 @@ func (w *World) stepped(limit int64) []trace.Event {
 
 // finishStep runs the anomaly checker and closes the step's events.
 func (w *World) finishStep() []trace.Event {
-	if c, changes := w.check, w.logChanges(); !c.calmAt(w, changes) { // check.run, without its call at every calm step
-		c.pass(w, changes)
+	if c := w.check; !c.calmAt(w) { // check.run, without its call at every calm step
+		c.pass(w)
 	}
 	if !w.dropTrace && w.trace.Pending() == 0 {
 		return nil // flush's first case, most steps of an untraced world, without its call
@@ -445,9 +445,9 @@ func (w *World) deliverToBroker(f *flight) bool {
 	case msg.ConsumerFetchRequest:
 		b.HandleConsumerFetch(m, body, env)
 	case *msg.FetchRequest:
-		b.HandleFetch(m, *body, env)
+		b.HandleFetch(m, body, env)
 	case *msg.FetchResponse:
-		b.OnFetchResponse(m.From.Broker, *body, env)
+		b.OnFetchResponse(m.From.Broker, body, env)
 	case wireRequest:
 		w.answerWire(m, body)
 	}

@@ -133,7 +133,7 @@ func (e brokerEnv) LeaderOf(tp msg.TP) (int, bool) {
 }
 
 func (e brokerEnv) Request(from, to int, body msg.Body) int {
-	_, c := e.w.sendOn(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body, e.w.brokerPair(from, to, markerChannel), nil)
+	_, c := e.w.sendOn(msg.BrokerAddr(from), msg.BrokerAddr(to), 0, 0, body, false, e.w.brokerPair(from, to, markerChannel), nil)
 	return c.id
 }
 
@@ -188,7 +188,7 @@ func (e *consumerEnv) Send(to int, body msg.Body) int {
 	if cs := e.w.tx.cons[e.name]; cs != nil && to >= 1 && to <= len(cs.pairs) {
 		ps = &cs.pairs[to-1]
 	}
-	id, _ := e.w.sendOn(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body, ps, nil)
+	id, _ := e.w.sendOn(msg.ClientAddr(e.name), msg.BrokerAddr(to), 0, 0, body, false, ps, nil)
 	return id
 }
 

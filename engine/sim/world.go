@@ -345,7 +345,7 @@ type World struct {
 	nextTxn     int64 // the coordinators' next scan for timed-out transactions
 	tx          txnWorld
 	quiet       bool                    // replaying: build no events (the trace is copied)
-	benv        *brokerEnv              // the brokers' view of the world
+	benv        brokerEnv               // the brokers' view of the world (by value: its methods are the interface's, without a wrapper)
 	conns       connTable               // by id: the connections not forgotten yet
 	connCache   [8]*connection          // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
 	spareConns  slab.Spares[connection] // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
@@ -384,7 +384,7 @@ type World struct {
 func New(seed uint64) *World {
 	w := &World{seed: seed, pcg: *rand.NewPCG(seed, seed^0x9e3779b97f4a7c15), nextCkpt: checkpointEvery, ckptEvery: checkpointEvery, connsKept: idleAbove}
 	w.rng = rand.New(&w.pcg)
-	w.benv = &brokerEnv{w}
+	w.benv = brokerEnv{w}
 	w.reset(DefaultCluster())
 	return w
 }

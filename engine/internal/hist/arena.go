@@ -30,7 +30,9 @@ func (a *Arena) Copy(data []byte) []byte {
 		// Blocks grow to arenaBlock: a small world keeps little.
 		a.buf = make([]byte, 0, min(arenaBlock, max(1024, 2*cap(a.buf), 4*len(data))))
 	}
-	start := len(a.buf)
-	a.buf = append(a.buf, data...)
-	return a.buf[start:len(a.buf):len(a.buf)]
+	// Copied into the room just checked: no second check, as append's.
+	start, end := len(a.buf), len(a.buf)+len(data)
+	a.buf = a.buf[:end]
+	copy(a.buf[start:], data)
+	return a.buf[start:end:end]
 }

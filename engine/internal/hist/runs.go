@@ -96,6 +96,21 @@ func (r *Runs[T]) Run(i, n int) (x T, k int) {
 
 // SetRange sets entries i to i+n-1 (i ≥ 0) to x, as n calls of Set would.
 func (r *Runs[T]) SetRange(i, n int, x T) {
+	// Most writes (a batch's serials) fall in one chunk this Runs owns:
+	// written there at once, without the loop and writable's look-up.
+	if u := uint(i); n > 0 && int(u%runsChunkLen)+n <= runsChunkLen {
+		var ch *runsChunk[T]
+		if c := u / runsChunkLen; c == 0 {
+			ch = r.first
+		} else {
+			ch = r.chunks.Get(int(c - 1))
+		}
+		if ch != nil && ch.owner == r.own {
+			off := int(u % runsChunkLen)
+			ch.set(off, off+n, x)
+			return
+		}
+	}
 	for n > 0 {
 		c, off := i/runsChunkLen, i%runsChunkLen
 		k := min(n, runsChunkLen-off)
@@ -114,6 +129,10 @@ func (r *Runs[T]) Set(i int, x T) { r.SetRange(i, 1, x) }
 // the batches marked before) or cut the last one (the serials after the
 // latest), which costs no copy of the runs.
 func (ch *runsChunk[T]) set(lo, hi int, x T) {
+	if last := len(ch.starts) - 1; int(ch.starts[last]) <= lo {
+		ch.setLast(last, lo, hi, x)
+		return
+	}
 	a, b := ch.find(lo), ch.find(hi-1)
 	at := a // x's run
 	switch last := len(ch.starts) - 1; {
@@ -155,6 +174,35 @@ func (ch *runsChunk[T]) set(lo, hi int, x T) {
 	if at > 0 && ch.vals[at-1] == x {
 		ch.starts = append(ch.starts[:at], ch.starts[at+1:]...)
 		ch.vals = append(ch.vals[:at], ch.vals[at+1:]...)
+	}
+}
+
+// setLast is set for a write inside the last run, the one from start on
+// (start ≤ lo): a producer's serials marked as they come. Its runs become
+// the part before lo, x's and the part from hi on, the first two joined
+// when x's run meets a run before that holds x, as a batch with the same
+// shift as the one before it does; x's run meets no run after it, whose
+// value is the last run's. It writes no more runs than the result holds.
+func (ch *runsChunk[T]) setLast(last, lo, hi int, x T) {
+	v := ch.vals[last]
+	switch {
+	case v == x:
+	case int(ch.starts[last]) < lo:
+		ch.starts, ch.vals = append(ch.starts, uint8(lo)), append(ch.vals, x)
+		if hi < runsChunkLen {
+			ch.starts, ch.vals = append(ch.starts, uint8(hi)), append(ch.vals, v)
+		}
+	case last > 0 && ch.vals[last-1] == x: // the run before x's holds x
+		if hi < runsChunkLen {
+			ch.starts[last] = uint8(hi)
+		} else {
+			ch.starts, ch.vals = ch.starts[:last], ch.vals[:last]
+		}
+	default:
+		ch.vals[last] = x
+		if hi < runsChunkLen {
+			ch.starts, ch.vals = append(ch.starts, uint8(hi)), append(ch.vals, v)
+		}
 	}
 }
 

@@ -114,3 +114,65 @@ func TestRunsKeepsARunAsOne(t *testing.T) {
 		t.Fatal("a copy's write is not its own")
 	}
 }
+
+// Serials marked as a producer's come, batch after batch at the end
+// (mostly with the mark of the batch before, sometimes after a gap, or
+// over the batch just marked again), with copies taken and written on
+// the way: each write ends in the chunk's last run, and the runs stay
+// the slice's and maximal after every one.
+func TestRunsMarkedInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const size = 5 * runsChunkLen
+	type pair struct {
+		r    Runs[int32]
+		want []int32
+		next int
+	}
+	all := []*pair{{want: make([]int32, size)}}
+	maximal := func(p *pair, c int) {
+		t.Helper()
+		ch := p.r.chunk(uint(c))
+		if ch == nil {
+			return
+		}
+		if len(ch.starts) != len(ch.vals) || ch.starts[0] != 0 {
+			t.Fatalf("chunk %d: starts %v, %d values", c, ch.starts, len(ch.vals))
+		}
+		for j := 1; j < len(ch.starts); j++ {
+			if ch.starts[j] <= ch.starts[j-1] || ch.vals[j] == ch.vals[j-1] {
+				t.Fatalf("chunk %d: runs %v of %v are not maximal", c, ch.starts, ch.vals)
+			}
+		}
+		for k := range runsChunkLen {
+			if i := c*runsChunkLen + k; i < size && p.r.Get(i) != p.want[i] {
+				t.Fatalf("entry %d is %d, want %d", i, p.r.Get(i), p.want[i])
+			}
+		}
+	}
+	for range 40000 {
+		p := all[rng.IntN(len(all))]
+		if rng.IntN(50) == 0 && len(all) < 16 {
+			all = append(all, &pair{r: p.r.Clone(), want: slices.Clone(p.want), next: p.next})
+			continue
+		}
+		i, n := p.next, 1+rng.IntN(5)
+		switch rng.IntN(10) {
+		case 0:
+			i += rng.IntN(4) // a gap
+		case 1:
+			i = max(0, i-n) // the last batch again
+		}
+		if i+n > size {
+			p.r, p.want, p.next = Runs[int32]{}, make([]int32, size), 0
+			continue
+		}
+		x := int32(rng.IntN(3)) // 0 is the zero value, as the unmarked
+		p.r.SetRange(i, n, x)
+		for k := i; k < i+n; k++ {
+			p.want[k] = x
+		}
+		p.next = max(p.next, i+n)
+		maximal(p, i/runsChunkLen)
+		maximal(p, (i+n-1)/runsChunkLen)
+	}
+}

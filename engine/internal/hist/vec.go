@@ -74,8 +74,25 @@ func (v *Vec[T]) Run(i, n int) (stored []T, k int) {
 
 // Set sets entry i.
 func (v *Vec[T]) Set(i int, x T) {
-	j := i % vecChunkLen
-	v.writable(i/vecChunkLen, j+1).v[j] = x
+	// Most writes go to a chunk this Vec already owns, through a page and
+	// a top table it owns too, and within the chunk's room: written in
+	// place, as writable would, without its walk. Anything shared with a
+	// copy, or not there yet, goes through writable.
+	u := uint(i)
+	c, j := u/vecChunkLen, u%vecChunkLen
+	if p := c / vecPageLen; v.top == v.own && p < uint(len(v.pages)) {
+		if pg := v.pages[p]; pg != nil && pg.owner == v.own && c%vecPageLen < uint(len(pg.chunks)) {
+			if ch := pg.chunks[c%vecPageLen]; ch != nil && ch.owner == v.own && j < uint(cap(ch.v)) {
+				if j >= uint(len(ch.v)) {
+					ch.v = ch.v[:j+1] // never written past its length: zero there
+				}
+				ch.v[j] = x
+				return
+			}
+		}
+	}
+	k := i % vecChunkLen
+	v.writable(i/vecChunkLen, k+1).v[k] = x
 }
 
 // SetRange sets entries i to i+n-1 to x, as n calls of Set would, a chunk
