@@ -58,6 +58,13 @@ func AppendRecord(dst []byte, r *Record) []byte {
 	if out, ok := appendShortRecord(dst, r); ok {
 		return out
 	}
+	return appendRecordGeneral(dst, r)
+}
+
+// appendRecordGeneral is AppendRecord without its short path: each field
+// appended with its own encoder, the length computed field by field. It
+// writes any record, so it is also what the short path is checked against.
+func appendRecordGeneral(dst []byte, r *Record) []byte {
 	dst = wire.AppendVarint(dst, int32(recordBodySize(r)))
 	dst = append(dst, byte(r.Attributes))
 	dst = wire.AppendVarlong(dst, r.TimestampDelta)

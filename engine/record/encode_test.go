@@ -4,28 +4,7 @@ import (
 	"bytes"
 	"math"
 	"testing"
-
-	"github.com/eoslab/eoslab/engine/internal/wire"
 )
-
-// appendRecordGeneral is AppendRecord without its short path: each field
-// appended with its own encoder, the length computed field by field.
-func appendRecordGeneral(dst []byte, r *Record) []byte {
-	dst = wire.AppendVarint(dst, int32(recordBodySize(r)))
-	dst = append(dst, byte(r.Attributes))
-	dst = wire.AppendVarlong(dst, r.TimestampDelta)
-	dst = wire.AppendVarint(dst, r.OffsetDelta)
-	dst = wire.AppendNullableBytes(dst, r.Key)
-	dst = wire.AppendNullableBytes(dst, r.Value)
-	dst = wire.AppendVarint(dst, int32(len(r.Headers)))
-	for i := range r.Headers {
-		h := &r.Headers[i]
-		dst = wire.AppendVarint(dst, int32(len(h.Key)))
-		dst = append(dst, h.Key...)
-		dst = wire.AppendNullableBytes(dst, h.Value)
-	}
-	return dst
-}
 
 // TestShortRecordMatchesGeneral writes records on both sides of every
 // bound of the short path (lengths 63 and 64, deltas -65 to 64, a body of

@@ -87,6 +87,72 @@ func filledItem(t *testing.T) item {
 	return src
 }
 
+// qkey is the order the queue must hand its items out in: by due time,
+// then by seq, as one heap would.
+type qkey struct{ due, seq int64 }
+
+func qkeyOf(it *item) qkey { return qkey{it.due, int64(it.seq)} }
+
+func sortQkeys(k []qkey) {
+	slices.SortFunc(k, func(a, b qkey) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
+}
+
+// The ways an item leaves the queue.
+const (
+	takePop    = iota // pop
+	takeAsStep        // as a step takes it: off the queue, performed in its slot, released
+	takeTop           // the world's top, then dropped
+	takePeek          // peek, then dropped
+)
+
+// takeNext takes the next item off w's queue the given way.
+func takeNext(w *World, how int) qkey {
+	switch how {
+	case takePop:
+		it := w.pop()
+		return qkeyOf(&it)
+	case takeAsStep:
+		head, inLane := w.queue.top()
+		at, it := head.at, &w.queue.slab[head.at]
+		w.queue.removeNext(inLane)
+		got := qkeyOf(it)
+		w.queue.release(at)
+		return got
+	case takeTop:
+		head, _ := w.top()
+		got := qkeyOf(&w.queue.slab[head.at])
+		w.drop()
+		return got
+	}
+	got := qkeyOf(w.peek())
+	w.drop()
+	return got
+}
+
+// checkTaken checks that got, the item just taken, is the first of want
+// (sorted), moves the world's clock to it, and checks that the queue
+// holds exactly the rest of want (of its items, those counted, when
+// counted is not nil); it returns the rest.
+func checkTaken(t *testing.T, seed uint64, op int, w *World, got qkey, want []qkey, counted func(*item) bool) []qkey {
+	t.Helper()
+	if got != want[0] {
+		t.Fatalf("seed %d op %d: next is due %d seq %d, want due %d seq %d", seed, op, got.due, got.seq, want[0].due, want[0].seq)
+	}
+	want = want[1:]
+	w.now = got.due
+	var left []qkey
+	for _, it := range w.queue.items() {
+		if counted == nil || counted(it) {
+			left = append(left, qkeyOf(it))
+		}
+	}
+	sortQkeys(left)
+	if !slices.Equal(left, want) {
+		t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
+	}
+	return want
+}
+
 // TestQueueOrderWithLane: whatever mix of deliveries and items due at
 // once (which may take the lane) and other items is queued, at whatever due times, the queue hands
 // them out in (due, seq) order — the order one heap would — and its
@@ -95,8 +161,7 @@ func TestQueueOrderWithLane(t *testing.T) {
 	for seed := uint64(1); seed <= 200; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		w := &World{compactAt: 8} // compaction re-heaps: never obsolete, these kinds are all kept
-		type key struct{ due, seq int64 }
-		var want []key // queued, not taken
+		var want []qkey           // queued, not taken
 		now := int64(0)
 		for op := 0; op < 400; op++ {
 			if r.IntN(3) > 0 || len(want) == 0 {
@@ -107,39 +172,15 @@ func TestQueueOrderWithLane(t *testing.T) {
 				}
 				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
 				w.enqueue(at, it)
-				want = append(want, key{it.due, int64(it.seq)})
+				want = append(want, qkeyOf(it))
 				continue
 			}
-			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
-			var got key
-			switch r.IntN(3) {
-			case 0:
-				it := w.pop()
-				got = key{it.due, int64(it.seq)}
-			case 1: // as a step takes it: off the queue, performed in its slot, released
-				head, inLane := w.queue.top()
-				at, it := head.at, &w.queue.slab[head.at]
-				w.queue.removeNext(inLane)
-				got = key{it.due, int64(it.seq)}
-				w.queue.release(at)
-			default:
-				it := w.peek()
-				got = key{it.due, int64(it.seq)}
-				w.drop()
-			}
-			if got != want[0] {
-				t.Fatalf("seed %d op %d: next is due %d seq %d, want due %d seq %d", seed, op, got.due, got.seq, want[0].due, want[0].seq)
-			}
-			want = want[1:]
-			now = got.due
-			w.now = now // an item due by then may take the lane, whatever its kind
-			var left []key
-			for _, it := range w.queue.items() {
-				left = append(left, key{it.due, int64(it.seq)})
-			}
-			slices.SortFunc(left, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
-			if !slices.Equal(left, want) || w.queue.len() != len(want) {
-				t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
+			sortQkeys(want)
+			got := takeNext(w, []int{takePop, takeAsStep, takePeek}[r.IntN(3)])
+			// An item due by the new now may take the lane, whatever its kind.
+			want, now = checkTaken(t, seed, op, w, got, want, nil), got.due
+			if w.queue.len() != len(want) {
+				t.Fatalf("seed %d op %d: the queue counts %d items, want %d", seed, op, w.queue.len(), len(want))
 			}
 		}
 	}
@@ -163,8 +204,7 @@ func TestQueueOrderWithLater(t *testing.T) {
 		w := base.Clone()
 		w.queue, w.compactAt, w.sweepAt = queue{}, 8, 8
 		s := w.producers.get("p")
-		type key struct{ due, seq int64 }
-		var want []key // queued, not taken, able to act
+		var want []qkey // queued, not taken, able to act
 		now := w.now
 		for op := 0; op < 400; op++ {
 			if r.IntN(3) > 0 || len(want) == 0 {
@@ -184,42 +224,14 @@ func TestQueueOrderWithLater(t *testing.T) {
 				}
 				w.enqueue(at, it)
 				if !dead {
-					want = append(want, key{it.due, int64(it.seq)})
+					want = append(want, qkeyOf(it))
 				}
 				continue
 			}
-			slices.SortFunc(want, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
-			var got key
-			switch r.IntN(3) {
-			case 0:
-				it := w.pop()
-				got = key{it.due, int64(it.seq)}
-			case 1:
-				head, _ := w.top()
-				it := &w.queue.slab[head.at]
-				got = key{it.due, int64(it.seq)}
-				w.drop()
-			default:
-				it := w.peek()
-				got = key{it.due, int64(it.seq)}
-				w.drop()
-			}
-			if got != want[0] {
-				t.Fatalf("seed %d op %d: next is due %d seq %d, want due %d seq %d", seed, op, got.due, got.seq, want[0].due, want[0].seq)
-			}
-			want = want[1:]
-			now = got.due
-			w.now = now
-			var left []key
-			for _, it := range w.queue.items() {
-				if it.kind != itemProducerTimer || it.ref == 1 {
-					left = append(left, key{it.due, int64(it.seq)})
-				}
-			}
-			slices.SortFunc(left, func(a, b key) int { return cmp.Or(cmp.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq)) })
-			if !slices.Equal(left, want) {
-				t.Fatalf("seed %d op %d: the queue holds %v, want %v", seed, op, left, want)
-			}
+			sortQkeys(want)
+			got := takeNext(w, []int{takePop, takeTop, takePeek}[r.IntN(3)])
+			able := func(it *item) bool { return it.kind != itemProducerTimer || it.ref == 1 }
+			want, now = checkTaken(t, seed, op, w, got, want, able), got.due
 		}
 	}
 }
