@@ -8,6 +8,7 @@ import (
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
@@ -271,7 +272,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		if isProduce {
 			a = a.JSONBytes(trace.KeyBatches, batches)
 		}
-		a = trace.Builder(appendSummary([]byte(a.Say(trace.SentenceSend)), &f.m))
+		a = w.appendContent(a, &f.m, f.delayed)
 		if f.delayed {
 			a = trace.Builder(trace.AppendInt([]byte(a.ArgText(" (held back ")), DelayMs))
 			a = a.ArgText(" ms, and the connection with it)")
@@ -307,6 +308,49 @@ func (w *World) appendBatchRefs(b []byte, req *msg.ProduceRequest) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// appendContent ends a message.send's attributes with its sentence and
+// the message's content: a produce request's or response's as arguments
+// the sentence says when read (formatting their numbers and words cost
+// more than the rest of the event), any other's as text. A held back
+// message's sentence goes on after the content, so it is said as text.
+func (w *World) appendContent(a trace.Builder, m *msg.Message, delayed bool) trace.Builder {
+	if !delayed {
+		switch body := m.Body.(type) {
+		case *msg.ProduceRequest:
+			if batchesParse(body) {
+				a = a.Say(trace.SentenceSendProduce).Arg(int64(body.Acks))
+				for _, pb := range body.Batches {
+					h := record.Header{
+						LastOffsetDelta: int32(record.LastOffsetOf(pb.Data) - record.BaseOffsetOf(pb.Data)),
+						BaseSequence:    record.BaseSequenceOf(pb.Data),
+					}
+					a = a.ArgStr(w.slab.Partition(pb.TP.Topic, pb.TP.Partition)).Arg(int64(pb.BatchID))
+					a = a.Arg(record.ProducerIDOf(pb.Data)).Arg(int64(record.ProducerEpochOf(pb.Data)))
+					a = a.Arg(int64(h.BaseSequence)).Arg(int64(h.LastSequence())).Arg(int64(record.RecordsCountOf(pb.Data)))
+				}
+				return a
+			}
+		case *msg.ProduceResponse:
+			a = a.Say(trace.SentenceSendProduced)
+			for _, r := range body.Results {
+				a = a.ArgStr(w.slab.Partition(r.TP.Topic, r.TP.Partition)).ArgStr(r.Error.Name()).Arg(r.BaseOffset)
+			}
+			return a
+		}
+	}
+	return trace.Builder(appendSummary([]byte(a.Say(trace.SentenceSend)), m))
+}
+
+// batchesParse reports whether every batch of req has a header to say.
+func batchesParse(req *msg.ProduceRequest) bool {
+	for _, pb := range req.Batches {
+		if !record.HeaderParses(pb.Data) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate
