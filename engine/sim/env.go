@@ -322,13 +322,7 @@ func (w *World) appendContent(a trace.Builder, m *msg.Message, delayed bool) tra
 			if batchesParse(body) {
 				a = a.Say(trace.SentenceSendProduce).Arg(int64(body.Acks))
 				for _, pb := range body.Batches {
-					h := record.Header{
-						LastOffsetDelta: int32(record.LastOffsetOf(pb.Data) - record.BaseOffsetOf(pb.Data)),
-						BaseSequence:    record.BaseSequenceOf(pb.Data),
-					}
-					a = a.ArgStr(w.slab.Partition(pb.TP.Topic, pb.TP.Partition)).Arg(int64(pb.BatchID))
-					a = a.Arg(record.ProducerIDOf(pb.Data)).Arg(int64(record.ProducerEpochOf(pb.Data)))
-					a = a.Arg(int64(h.BaseSequence)).Arg(int64(h.LastSequence())).Arg(int64(record.RecordsCountOf(pb.Data)))
+					a = a.ArgStr(w.slab.Partition(pb.TP.Topic, pb.TP.Partition)).Arg(int64(pb.BatchID)).ArgHeader(pb.Data)
 				}
 				return a
 			}

@@ -3,6 +3,8 @@ package trace
 import (
 	"encoding/binary"
 	"unsafe"
+
+	"github.com/eoslab/eoslab/engine/record"
 )
 
 // Sentence is a form of words an event's attributes fill in: an event
@@ -49,9 +51,9 @@ const (
 	// SentenceSendProduce (message.send of a produce request): as
 	// SentenceSend, its content "acks=ACKS [BATCH; ...]" said from the
 	// arguments: ACKS, then for each batch its partition (ArgStr), batch
-	// id, producer id, epoch, first and last sequence and record count,
-	// said as "{partition} batch #ID pid P epoch E seq F-L (N record(s))",
-	// without "pid ... seq ..." for a producer id below 0.
+	// id and the header's fields said (ArgHeader), said as "{partition}
+	// batch #ID pid P epoch E seq F-L (N record(s))", without "pid ...
+	// seq ..." for a producer id below 0.
 	SentenceSendProduce
 	// SentenceSendProduced (message.send of a produce response): as
 	// SentenceSend, its content "RESULT; ..." said from the arguments: for
@@ -103,6 +105,19 @@ func (b Builder) Arg(v int64) Builder { return appendInt(b, v) }
 
 // ArgStr appends a text argument of the sentence, with its length.
 func (b Builder) ArgStr(s string) Builder { return append(appendLen(b, len(s)), s...) }
+
+// ArgHeader appends the fields of a record batch's header (one that
+// record.HeaderParses) a produce request's content says, as the header
+// holds them: its last offset delta, then its producer id, epoch, base
+// sequence and record count, which follow each other. Copied, they cost
+// a fraction of the instructions of five varints.
+func (b Builder) ArgHeader(data []byte) Builder {
+	b = append(b, data[record.LastOffsetDeltaOffset:record.LastOffsetDeltaOffset+4]...)
+	return append(b, data[record.ProducerIDOffset:record.HeaderSize]...)
+}
+
+// argHeaderLen is the length of ArgHeader's argument.
+const argHeaderLen = 4 + record.HeaderSize - record.ProducerIDOffset
 
 // ArgText appends the sentence's text argument, which runs to the end.
 func (b Builder) ArgText(s string) Builder { return append(b, s...) }
@@ -229,10 +244,20 @@ func appendProduceArgs(b []byte, args Attrs) []byte {
 		var f [6]int64 // batch id, producer id, epoch, first and last sequence, record count
 		name, n := argStr(args)
 		args = args[n:]
-		for j := range f {
-			f[j], n = argInt(args)
-			args = args[n:]
+		f[0], n = argInt(args)
+		args = args[n:]
+		if len(args) < argHeaderLen {
+			break
 		}
+		h := record.Header{
+			LastOffsetDelta: int32(binary.BigEndian.Uint32(args)),
+			ProducerID:      int64(binary.BigEndian.Uint64(args[4:])),
+			ProducerEpoch:   int16(binary.BigEndian.Uint16(args[12:])),
+			BaseSequence:    int32(binary.BigEndian.Uint32(args[14:])),
+			RecordsCount:    int32(binary.BigEndian.Uint32(args[18:])),
+		}
+		args = args[argHeaderLen:]
+		f[1], f[2], f[3], f[4], f[5] = h.ProducerID, int64(h.ProducerEpoch), int64(h.BaseSequence), int64(h.LastSequence()), int64(h.RecordsCount)
 		b = AppendInt(append(append(b, name...), " batch #"...), f[0])
 		if f[1] >= 0 {
 			b = AppendInt(append(b, " pid "...), f[1])
