@@ -329,7 +329,7 @@ func (w *World) appendContent(a trace.Builder, m *msg.Message, delayed bool) tra
 		case *msg.ProduceResponse:
 			a = a.Say(trace.SentenceSendProduced)
 			for _, r := range body.Results {
-				a = a.ArgStr(w.slab.Partition(r.TP.Topic, r.TP.Partition)).ArgStr(r.Error.Name()).Arg(r.BaseOffset)
+				a = a.ArgStr(w.slab.Partition(r.TP.Topic, r.TP.Partition)).Arg(int64(r.Error)).Arg(r.BaseOffset)
 			}
 			return a
 		}

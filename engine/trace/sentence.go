@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"unsafe"
 
+	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/record"
 )
 
@@ -57,8 +58,8 @@ const (
 	SentenceSendProduce
 	// SentenceSendProduced (message.send of a produce response): as
 	// SentenceSend, its content "RESULT; ..." said from the arguments: for
-	// each result its partition and error name (ArgStr) and base offset,
-	// said as "{partition} ERROR base offset OFFSET".
+	// each result its partition (ArgStr), error code and base offset, said
+	// as "{partition} ERROR base offset OFFSET" with the error's name.
 	SentenceSendProduced
 	sentences
 )
@@ -283,11 +284,11 @@ func appendProducedArgs(b []byte, args Attrs) []byte {
 		}
 		name, n := argStr(args)
 		args = args[n:]
-		errName, n := argStr(args)
+		code, n := argInt(args)
 		args = args[n:]
 		base, n := argInt(args)
 		args = args[n:]
-		b = append(append(append(b, name...), ' '), errName...)
+		b = append(append(append(b, name...), ' '), kerr.Code(code).Name()...)
 		b = AppendInt(append(b, " base offset "...), base)
 	}
 	return b
