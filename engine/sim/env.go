@@ -250,17 +250,16 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 	if w.tracing() {
 		fromS, toS, api := from.String(), to.String(), body.Name()
 		req, isProduce := body.(*msg.ProduceRequest)
-		var batches []byte
+		batches := 0 // about the length of the list of a produce request's batches
 		if isProduce {
-			var refs [256]byte // on the stack, zeroed for a request only: the attribute is packed from it
-			batches = w.appendBatchRefs(refs[:0], req)
+			batches = 48 * len(req.Batches)
 		}
 		// Written straight into the slab: With would copy the event for
 		// each attribute, on the hottest event of a traced run. The text is
 		// the attributes' (trace.SentenceSend) but for the message's
 		// content, which follows them.
 		conn := c.name()
-		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
+		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + batches)
 		a = a.Int(trace.KeyMessage, int64(id))
 		a = a.Str(trace.KeyAPI, api)
 		a = a.Bool(trace.KeyResponse, resp)
@@ -270,7 +269,8 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		a = a.Bool(trace.KeyDelayed, f.delayed)
 		a = a.Str(trace.KeyConnection, conn)
 		if isProduce {
-			a = a.JSONBytes(trace.KeyBatches, batches)
+			open := len(a)
+			a = trace.Builder(w.appendBatchRefs([]byte(a.OpenJSON(trace.KeyBatches)), req)).CloseJSON(open)
 		}
 		a = w.appendContent(a, &f.m, f.delayed)
 		if f.delayed {
