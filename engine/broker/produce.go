@@ -139,13 +139,14 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	}
 	slab := env.Slab()
 	tp := slab.Partition(pb.TP.Topic, pb.TP.Partition)
-	var buf [256]byte // the text, unless the attributes say it (trace.SentenceAppend)
-	t := buf[:0]
+	var t []byte // the text, unless the attributes say it (trace.SentenceAppend)
 	switch outcome {
 	case "duplicate":
-		t = fmt.Appendf(t, "broker %d recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", b.ID, seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
+		var buf [256]byte // declared here, where it is needed: zeroing it cost every append 30 instructions
+		t = fmt.Appendf(buf[:0], "broker %d recognises %s on %s as a duplicate: nothing appended, answers with the original offsets %d-%d", b.ID, seqText(&h), tp, ar.BaseOffset, ar.LastOffset)
 	case "reject":
-		t = fmt.Appendf(t, "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
+		var buf [256]byte
+		t = fmt.Appendf(buf[:0], "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
 	var decision *producerstate.Decision
 	if ar.Checked {

@@ -8,6 +8,7 @@ import (
 	"github.com/eoslab/eoslab/engine/client"
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
+	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
 )
 
@@ -249,17 +250,16 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 	if w.tracing() {
 		fromS, toS, api := from.String(), to.String(), body.Name()
 		req, isProduce := body.(*msg.ProduceRequest)
-		var batches []byte
+		batches := 0 // about the length of the list of a produce request's batches
 		if isProduce {
-			var refs [256]byte // on the stack, zeroed for a request only: the attribute is packed from it
-			batches = w.appendBatchRefs(refs[:0], req)
+			batches = 48 * len(req.Batches)
 		}
 		// Written straight into the slab: With would copy the event for
 		// each attribute, on the hottest event of a traced run. The text is
 		// the attributes' (trace.SentenceSend) but for the message's
 		// content, which follows them.
 		conn := c.name()
-		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + len(batches))
+		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + batches)
 		a = a.Int(trace.KeyMessage, int64(id))
 		a = a.Str(trace.KeyAPI, api)
 		a = a.Bool(trace.KeyResponse, resp)
@@ -269,9 +269,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		a = a.Bool(trace.KeyDelayed, f.delayed)
 		a = a.Str(trace.KeyConnection, conn)
 		if isProduce {
-			a = a.JSONBytes(trace.KeyBatches, batches)
+			open := len(a)
+			a = trace.Builder(w.appendBatchRefs([]byte(a.OpenJSON(trace.KeyBatches)), req)).CloseJSON(open)
 		}
-		a = trace.Builder(appendSummary([]byte(a.Say(trace.SentenceSend)), &f.m))
+		a = w.appendContent(a, &f.m, f.delayed)
 		if f.delayed {
 			a = trace.Builder(trace.AppendInt([]byte(a.ArgText(" (held back ")), DelayMs))
 			a = a.ArgText(" ms, and the connection with it)")
@@ -307,6 +308,43 @@ func (w *World) appendBatchRefs(b []byte, req *msg.ProduceRequest) []byte {
 		b = append(b, '}')
 	}
 	return append(b, ']')
+}
+
+// appendContent ends a message.send's attributes with its sentence and
+// the message's content: a produce request's or response's as arguments
+// the sentence says when read (formatting their numbers and words cost
+// more than the rest of the event), any other's as text. A held back
+// message's sentence goes on after the content, so it is said as text.
+func (w *World) appendContent(a trace.Builder, m *msg.Message, delayed bool) trace.Builder {
+	if !delayed {
+		switch body := m.Body.(type) {
+		case *msg.ProduceRequest:
+			if batchesParse(body) {
+				a = a.Say(trace.SentenceSendProduce).Arg(int64(body.Acks))
+				for _, pb := range body.Batches {
+					a = a.ArgStr(w.slab.Partition(pb.TP.Topic, pb.TP.Partition)).Arg(int64(pb.BatchID)).ArgHeader(pb.Data)
+				}
+				return a
+			}
+		case *msg.ProduceResponse:
+			a = a.Say(trace.SentenceSendProduced)
+			for _, r := range body.Results {
+				a = a.ArgStr(w.slab.Partition(r.TP.Topic, r.TP.Partition)).Arg(int64(r.Error)).Arg(r.BaseOffset)
+			}
+			return a
+		}
+	}
+	return trace.Builder(appendSummary([]byte(a.Say(trace.SentenceSend)), m))
+}
+
+// batchesParse reports whether every batch of req has a header to say.
+func batchesParse(req *msg.ProduceRequest) bool {
+	for _, pb := range req.Batches {
+		if !record.HeaderParses(pb.Data) {
+			return false
+		}
+	}
+	return true
 }
 
 // appendSummary appends summarize(m) to b, without the intermediate

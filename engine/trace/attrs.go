@@ -305,6 +305,24 @@ func (b Builder) JSONBytes(k Key, raw []byte) Builder {
 	return append(appendLen(append(b, byte(k), 'j'), len(raw)), raw...)
 }
 
+// OpenJSON starts an attribute whose raw JSON the caller appends to the
+// Builder it returns, then closes with CloseJSON: written in place, where
+// JSONBytes copies it from a buffer the caller has to zero first.
+func (b Builder) OpenJSON(k Key) Builder { return append(b, byte(k), 'j', 0) }
+
+// CloseJSON ends the attribute OpenJSON started at open, the Builder's
+// length then.
+func (b Builder) CloseJSON(open int) Builder {
+	start := open + 3
+	n := len(b) - start
+	if n < 0x80 {
+		b[start-1] = byte(n) // the length's one byte, as appendLen writes it
+		return b
+	}
+	raw := append([]byte(nil), b[start:]...)
+	return b[:open].JSONBytes(Key(b[open]), raw)
+}
+
 // Path appends a decision's path, packed: a byte a step instead of its
 // text, which is what it reads as (Path.String).
 func (b Builder) Path(k Key, p producerstate.Path) Builder {

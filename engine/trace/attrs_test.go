@@ -267,3 +267,18 @@ func FuzzAttrs(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenJSON asks that a JSON attribute written in place pack as
+// JSONBytes packs it, at every length of its length's encoding.
+func TestOpenJSON(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 300, 20000} {
+		raw := []byte(strings.Repeat("7", n))
+		b := Builder(nil).Int(KeyMessage, 5)
+		open := len(b)
+		got := Builder(append([]byte(b.OpenJSON(KeyBatches)), raw...)).CloseJSON(open).Int(KeyBatch, 2)
+		want := Builder(nil).Int(KeyMessage, 5).JSONBytes(KeyBatches, raw).Int(KeyBatch, 2)
+		if string(got) != string(want) {
+			t.Fatalf("%d bytes: %x, want %x", n, got, want)
+		}
+	}
+}

@@ -1,9 +1,12 @@
 package trace
 
 import (
+	"encoding/binary"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/eoslab/eoslab/engine/record"
 )
 
 // Each sentence renders the words its producer wrote before it was
@@ -30,6 +33,16 @@ func TestSentences(t *testing.T) {
 			"p1 sends Produce #13 to broker 1: acks=-1 [orders-0 batch #6]"},
 		{"answer", func(b Builder) Builder { return send(b, true).Say(SentenceSend).ArgText("orders-0 NONE base offset 5") },
 			"p1 answers Produce #13 to broker 1: orders-0 NONE base offset 5"},
+		{"send a produce", func(b Builder) Builder {
+			return send(b, false).Say(SentenceSendProduce).Arg(-1).
+				ArgStr("orders-0").Arg(70000).ArgHeader(header(-1, -1, -1, 0, 1)).
+				ArgStr("orders-1").Arg(6).ArgHeader(header(900000, 3, 2147483646, 2, 3))
+		},
+			"p1 sends Produce #13 to broker 1: acks=-1 [orders-0 batch #70000 (1 record); orders-1 batch #6 pid 900000 epoch 3 seq 2147483646-0 (3 records)]"},
+		{"answer a produce", func(b Builder) Builder {
+			return send(b, true).Say(SentenceSendProduced).ArgStr("orders-0").Arg(0).Arg(5).ArgStr("orders-1").Arg(19).Arg(-1)
+		},
+			"p1 answers Produce #13 to broker 1: orders-0 NONE base offset 5; orders-1 NOT_ENOUGH_REPLICAS base offset -1"},
 		{"deliver", func(b Builder) Builder { return send(b, false).Say(SentenceDeliver) },
 			"broker 1 receives Produce #13 from p1"},
 		{"deliver with a note", func(b Builder) Builder { return send(b, false).Say(SentenceDeliver).ArgText(" (late)") },
@@ -120,4 +133,16 @@ func TestSentenceHidden(t *testing.T) {
 	if n.Text() != "again" || n.Attrs.Len() != 2 {
 		t.Fatalf("SetText: text %q, %d attributes", n.Text(), n.Attrs.Len())
 	}
+}
+
+// header is a record batch's header with the fields a produce request's
+// content says (SentenceSendProduce).
+func header(pid int64, epoch int16, seq, lastDelta, count int32) []byte {
+	b := make([]byte, record.HeaderSize)
+	binary.BigEndian.PutUint32(b[record.LastOffsetDeltaOffset:], uint32(lastDelta))
+	binary.BigEndian.PutUint64(b[record.ProducerIDOffset:], uint64(pid))
+	binary.BigEndian.PutUint16(b[record.ProducerEpochOffset:], uint16(epoch))
+	binary.BigEndian.PutUint32(b[record.BaseSequenceOffset:], uint32(seq))
+	binary.BigEndian.PutUint32(b[record.RecordsCountOffset:], uint32(count))
+	return b
 }
