@@ -7,7 +7,6 @@ import (
 
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
-	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 )
@@ -141,9 +140,6 @@ func (w *World) clone(live bool) *World {
 	// both are shared.
 	c.diagnoses, c.lastReplay = w.diagnoses[:len(w.diagnoses):len(w.diagnoses)], w.lastReplay
 	cl.cloneViews(w, c)
-	if !live {
-		c.arena = hist.Arena{} // never used: a checkpoint is only copied
-	}
 	return c
 }
 

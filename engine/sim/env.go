@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/eoslab/eoslab/engine/client"
-	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/trace"
@@ -25,7 +24,6 @@ func (s *producerSlot) Event(k trace.Kind) *trace.Event {
 }
 func (s *producerSlot) Tracing() bool            { return s.w.tracing() }
 func (s *producerSlot) Slab() *trace.Slab        { return &s.w.slab }
-func (s *producerSlot) Arena() *hist.Arena       { return &s.w.arena }
 func (s *producerSlot) Scratch() *client.Scratch { return &s.w.scratch }
 
 // Delivered hands an acknowledged batch to the checker. A transactional

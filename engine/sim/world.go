@@ -359,8 +359,7 @@ type World struct {
 	everyPeriod  bool
 	compactAt    int            // queue length at which stale timers are dropped
 	sweepAt      int            // heap length at which a stale timer coming due has the others dropped with it
-	arena        hist.Arena     // where producers keep the bytes of their batches
-	scratch      client.Scratch // what they encode them with
+	scratch      client.Scratch // where producers encode and keep the bytes of their batches
 	// What snapshots decoded, kept for the next ones (views.go).
 	vshare *viewShare
 	views  map[replicaKey]*logViews // where this world went another way
