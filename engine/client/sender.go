@@ -152,7 +152,7 @@ func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 		ba.Sends++
 		ba.State = InFlight
 		pb := &req.Batches[i]
-		pb.TP, pb.Data, pb.BatchID, pb.BaseSeq = ba.TP, ba.Bytes, ba.ID, ba.Seq
+		pb.TP, pb.Data, pb.BatchID, pb.BaseSeq, pb.Vouched = ba.TP, ba.Bytes, ba.ID, ba.Seq, true
 	}
 	id := p.send(b, req, env)
 	if p.cfg.Acks == 0 {

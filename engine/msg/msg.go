@@ -88,6 +88,13 @@ type ProduceBatch struct {
 	Data    []byte // the encoded Record Batch v2, exactly as sent
 	BatchID int    // the client's id for the batch (for display and faults)
 	BaseSeq int32
+	// Vouched: the engine's own producer encoded Data, and nothing has
+	// written it since. What the leader's walk of the records would find
+	// is known: the CRC the encoder computed holds, the records are
+	// framed and in order, and maxTimestamp is the largest of theirs
+	// (partition.Log.AppendAsLeaderTo). A batch from anywhere else (a
+	// client of `eoslab serve`, an injected batch) is walked.
+	Vouched bool
 }
 
 // ProduceRequest carries at most one batch per partition (Produce v3+).

@@ -49,7 +49,7 @@ func (r *AppendResult) Appended() bool {
 // (setMaxTimestamp).
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	var res AppendResult
-	l.AppendAsLeaderTo(data, &res)
+	l.AppendAsLeaderTo(data, false, &res)
 	return res
 }
 
@@ -57,10 +57,11 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 // must be the zero AppendResult: the leader's produce path keeps the
 // result where it answers from, and a result returned by value (some 140
 // bytes, a decision in it) was copied at every call on its way there.
-func (l *Log) AppendAsLeaderTo(data []byte, res *AppendResult) {
+// vouched is msg.ProduceBatch.Vouched: the records need not be walked.
+func (l *Log) AppendAsLeaderTo(data []byte, vouched bool, res *AppendResult) {
 	res.BaseOffset, res.LastOffset, res.LogStartOffset = -1, -1, l.start
 	var h record.Header
-	code, reason, change, maxTS := l.validateClientBatch(data, &h)
+	code, reason, change, maxTS := l.validateClientBatch(data, vouched, &h)
 	switch {
 	case code != kerr.None:
 	case change == rebuildBatch:
@@ -115,7 +116,7 @@ const logAppendTime = false
 // For a good batch, c says whether the leader stores it as it arrived,
 // rebuilds it (see rebuild) or sets its maxTimestamp to maxTS (see
 // setMaxTimestamp).
-func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code, reason string, c change, maxTS int64) {
+func (l *Log) validateClientBatch(data []byte, vouched bool, h *record.Header) (code kerr.Code, reason string, c change, maxTS int64) {
 	err := record.ParseHeaderTo(data, h)
 	_, badMagic := err.(*record.MagicError) // ParseHeader's errors are not wrapped
 	switch {
@@ -135,8 +136,16 @@ func (l *Log) validateClientBatch(data []byte, h *record.Header) (code kerr.Code
 	// The records' framing is walked, not decoded (Decoder.Check: what
 	// Decode would refuse, with Decode's error): the leader needs the
 	// verdict, not the keys and values. The walk reads each record's
-	// offset and timestamp deltas on its way.
-	walked, err := l.dec.CheckParsed(h, data)
+	// offset and timestamp deltas on its way. For a batch the engine's
+	// own producer encoded, the walk's verdict is known (Vouched, and
+	// TestEncodedBatchesWalkAsVouched): the same as the walk's, it is not
+	// computed again.
+	var walked record.Walked
+	if vouched {
+		walked = record.Walked{InOrder: true, MaxTimestamp: h.MaxTimestamp}
+	} else {
+		walked, err = l.dec.CheckParsed(h, data)
+	}
 	if err != nil {
 		if code, reason, early := refusedBatch(err); early {
 			return code, reason, keepBatch, 0

@@ -544,9 +544,9 @@ func TestValidationAllocatesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 		var h record.Header
-		l.validateClientBatch(data, &h) // the codec's first use may allocate
+		l.validateClientBatch(data, false, &h) // the codec's first use may allocate
 		if n := testing.AllocsPerRun(50, func() {
-			if code, reason, _, _ := l.validateClientBatch(data, &h); code != kerr.None {
+			if code, reason, _, _ := l.validateClientBatch(data, false, &h); code != kerr.None {
 				t.Fatalf("%v: %v %s", c, code, reason)
 			}
 		}); n != 0 {
