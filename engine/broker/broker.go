@@ -190,6 +190,7 @@ type Broker struct {
 	// chunks instead of allocated one by one (never handed out twice, so
 	// a copy of the world may share what it points at).
 	fetchResps   slab.Slab[msg.FetchResponse]   // the answers to followers' fetches, sent by pointer
+	spareResps   slab.Spares[msg.FetchResponse] // those a follower has read (TakeBack), for the next answers; a copy starts without them
 	fetchBatches slab.Slices[[]byte]            // their batches
 	produceResps slab.Slab[msg.ProduceResponse] // the answers to produces, sent by pointer
 	results      slab.Slices[msg.ProduceResult] // theirs

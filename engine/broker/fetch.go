@@ -58,11 +58,13 @@ func (b *Broker) HandleFetch(m *msg.Message, req *msg.FetchRequest, env Env) {
 		b.expandISR(r, req.TP, req.ReplicaID, env)
 	}
 	b.advanceHW(r, env, req.ReplicaID, true)
-	resp := b.fetchResps.New() // a *msg.FetchResponse: the body is never changed once sent
+	resp := b.fetchResponse() // a *msg.FetchResponse: the body is never changed once sent
 	resp.TP, resp.HighWatermark, resp.LeaderEpoch = req.TP, r.Log.HighWatermark(), r.LeaderEpoch
 	if i := r.Log.BatchAt(req.FetchOffset); i >= 0 {
 		n := r.Log.NumBatches()
-		resp.Batches = b.fetchBatches.Make(n - i)
+		if cap(resp.Batches) < n-i {
+			resp.Batches = b.fetchBatches.Make(n - i)
+		}
 		for ; i < n; i++ { // mostly one batch: indexed, not walked with a closure
 			resp.Batches = append(resp.Batches, r.Log.Batch(i).Bytes)
 		}
@@ -70,6 +72,30 @@ func (b *Broker) HandleFetch(m *msg.Message, req *msg.FetchRequest, env Env) {
 	f.knownHW = resp.HighWatermark
 	env.Reply(b.ID, m.From, m.Conn, m.ID, resp)
 }
+
+// fetchResponse is a zero answer to a follower's fetch but for the room
+// of its list of batches: one a follower has read and handed back
+// (TakeBack), else a new one.
+func (b *Broker) fetchResponse() *msg.FetchResponse {
+	r := b.spareResps.Take()
+	if r == nil {
+		return b.fetchResps.New()
+	}
+	clear(r.Batches) // the log's bytes are no longer kept alive by it
+	*r = msg.FetchResponse{Batches: r.Batches[:0]}
+	return r
+}
+
+// spareFetchAnswers is how many read answers a broker keeps for reuse:
+// about as many as can be in flight at once from a broker with a few
+// followers.
+const spareFetchAnswers = 16
+
+// TakeBack keeps resp, an answer of this broker to a follower's fetch,
+// to make the next one of: the follower has read it and nothing points to
+// it any more. (Each world owns the answers it has in flight: a copy of
+// the world copies them.)
+func (b *Broker) TakeBack(resp *msg.FetchResponse) { b.spareResps.Give(resp, spareFetchAnswers) }
 
 // expandISR adds follower id, caught up, to the ISR of r, the replica of
 // tp. Apart from HandleFetch, which runs on every fetch, so that its frame

@@ -197,7 +197,19 @@ func (cl *cloner) conn(cn *connection) *connection {
 func (cl *cloner) flight(f flight) flight {
 	f.cn = cl.conn(f.cn)
 	f.to = cl.slot(f.to)
-	return f // the message is never changed once sent: shared
+	// The message is never changed once sent, and mostly shared. A
+	// follower's fetch and its answer are copied: once read, each world
+	// reuses its own for the next (World.spareFetchs, Broker.TakeBack).
+	switch b := f.m.Body.(type) {
+	case *msg.FetchRequest:
+		n := *b
+		f.m.Body = &n
+	case *msg.FetchResponse:
+		n := *b
+		n.Batches = slices.Clone(b.Batches)
+		f.m.Body = &n
+	}
+	return f
 }
 
 func (cl *cloner) item(it item) item {

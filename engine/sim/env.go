@@ -153,7 +153,10 @@ func (e brokerEnv) Fetch(follower int, tp msg.TP) {
 }
 
 func (e brokerEnv) SendFetch(follower, leader int, tp msg.TP, offset int64) int {
-	req := e.w.fetchReqs.New() // a *msg.FetchRequest: the body is never changed once sent
+	req := e.w.spareFetchs.Take() // a *msg.FetchRequest: the body is never changed once sent
+	if req == nil {
+		req = e.w.fetchReqs.New()
+	}
 	*req = msg.FetchRequest{ReplicaID: follower, TP: tp, FetchOffset: offset}
 	_, c := e.w.sendOn(msg.BrokerAddr(follower), msg.BrokerAddr(leader), 0, 0, req, false, e.w.brokerPair(follower, leader, fetcherChannel), nil)
 	return c.id

@@ -417,6 +417,10 @@ func (w *World) emitDelivered(f *flight, note string) {
 	w.event("message.deliver").Attrs = w.slab.Done(a)
 }
 
+// spareFetches is how many read fetches of followers a world keeps for
+// reuse: about as many as its followers have in flight at once.
+const spareFetches = 16
+
 func (w *World) deliverToBroker(f *flight) bool {
 	m := &f.m
 	b := w.broker(m.To.Broker)
@@ -446,8 +450,12 @@ func (w *World) deliverToBroker(f *flight) bool {
 		b.HandleConsumerFetch(m, body, env)
 	case *msg.FetchRequest:
 		b.HandleFetch(m, body, env)
+		w.spareFetchs.Give(body, spareFetches) // read, and pointed to by nothing else (cloner.flight)
 	case *msg.FetchResponse:
 		b.OnFetchResponse(m.From.Broker, body, env)
+		if from := w.broker(m.From.Broker); from != nil {
+			from.TakeBack(body)
+		}
 	case wireRequest:
 		w.answerWire(m, body)
 	}
