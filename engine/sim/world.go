@@ -317,10 +317,10 @@ type World struct {
 	configs     map[string]resolvedConfig // a cache: a copy of the world starts without it
 	plainCfgs   [4]*resolvedConfig        // the same, by mode, for producers without settings or transactional id
 	queue       queue
-	fetchReqs   slab.Slab[msg.FetchRequest] // followers' fetches, boxed without an allocation each
+	fetchReqs   slab.Slab[msg.FetchRequest]   // followers' fetches, boxed without an allocation each
 	spareFetchs slab.Spares[msg.FetchRequest] // those their leader has read, for the next ones; a copy of the world starts without them
-	armed       slab.Slab[armedFault]       // the faults armed
-	slots       slab.Packed[producerSlot]   // what the world keeps of each producer, cut from chunks (a large world makes a million)
+	armed       slab.Slab[armedFault]         // the faults armed
+	slots       slab.Packed[producerSlot]     // what the world keeps of each producer, cut from chunks (a large world makes a million)
 	pairSlab    slab.Slices[pairState]
 	madeProds   slab.Packed[madeProducer]
 	sentRecs    slab.Packed[sentRecords] // the history's sends (compactForm)
