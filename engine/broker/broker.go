@@ -196,6 +196,13 @@ type Broker struct {
 	results      slab.Slices[msg.ProduceResult] // theirs
 	waitFor      slab.Slices[int64]
 	pendings     slab.Slab[pendingProduce]
+	// What was handed out and is read, for the next ones (a copy of the
+	// broker starts without them): answers a producer has read
+	// (TakeBackProduce) and their results' room, and purgatory entries
+	// answered.
+	spareProduced slab.Spares[msg.ProduceResponse]
+	spareResults  [][]msg.ProduceResult
+	sparePendings slab.Spares[pendingProduce]
 }
 
 // New creates a live broker with no replicas.

@@ -40,7 +40,7 @@ func (b *Broker) Clone() *Broker {
 		}
 	}
 	for k, cc := range b.conns {
-		c.conns[k] = &clientConn{order: slices.Clone(cc.order), ready: slices.Clone(cc.ready)}
+		c.conns[k] = &clientConn{order: slices.Clone(cc.order), ready: cloneAnswers(cc.ready)}
 	}
 	for id, t := range b.txns {
 		u := *t
@@ -49,6 +49,20 @@ func (b *Broker) Clone() *Broker {
 		c.txns[id] = &u
 	}
 	return c
+}
+
+// cloneAnswers copies the answers waiting for their turn on a connection.
+// A produce answer is copied with its results: once a producer has read
+// it, each world reuses its own (TakeBackProduce).
+func cloneAnswers(ready []answered) []answered {
+	out := slices.Clone(ready)
+	for i, a := range out {
+		if r, ok := a.body.(*msg.ProduceResponse); ok {
+			n := msg.ProduceResponse{Results: slices.Clone(r.Results)}
+			out[i].body = &n
+		}
+	}
+	return out
 }
 
 func (r *Replica) clone() *Replica {

@@ -44,16 +44,73 @@ func (b *Broker) reply(p *pendingProduce, env Env) {
 // into a msg.Body, a ProduceResponse would be an allocation of its own.
 // Neither it nor its results change once sent.
 func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceResponse {
-	resp := b.produceResps.New()
+	resp := b.spareProduced.Take()
+	if resp == nil {
+		resp = b.produceResps.New()
+	}
 	resp.Results = results
 	return resp
+}
+
+// spareAnswers is how many read answers, their results' room and
+// purgatory entries a broker keeps for reuse: about as many as its
+// producers have in flight at once.
+const spareAnswers = 16
+
+// TakeBackProduce keeps resp, an answer of this broker to a producer of
+// the world, and its results' room, for the next ones: the producer has
+// read it and nothing points to it any more. (Each world owns the answers
+// it has in flight or waiting: a copy of the world copies them.)
+func (b *Broker) TakeBackProduce(resp *msg.ProduceResponse) {
+	if len(b.spareResults) < spareAnswers {
+		b.spareResults = append(b.spareResults, resp.Results)
+	}
+	resp.Results = nil
+	b.spareProduced.Give(resp, spareAnswers)
+}
+
+// resultRoom is an empty list of results with room for n, all zero: the
+// room of an answer read (TakeBackProduce), or new.
+func (b *Broker) resultRoom(n int) []msg.ProduceResult {
+	if k := len(b.spareResults); k > 0 {
+		r := b.spareResults[k-1]
+		b.spareResults[k-1] = nil
+		b.spareResults = b.spareResults[:k-1]
+		if cap(r) >= n {
+			clear(r[:cap(r)]) // nothing of the last answer stays alive through it
+			return r[:0]
+		}
+	}
+	return b.results.Make(n)
+}
+
+// pendingEntry is a zero purgatory entry but for the room of its waitFor:
+// one answered (sparePendings), else a new one.
+func (b *Broker) pendingEntry() *pendingProduce {
+	p := b.sparePendings.Take()
+	if p == nil {
+		return b.pendings.New()
+	}
+	*p = pendingProduce{waitFor: p.waitFor[:0]}
+	return p
+}
+
+// recyclePending keeps p, answered and out of purgatory, for the next
+// entry. Its results went with the answer; a markers entry's are the
+// coordinator's and it is not kept.
+func (b *Broker) recyclePending(p *pendingProduce) {
+	if p.markers != nil {
+		return
+	}
+	p.results = nil
+	b.sparePendings.Give(p, spareAnswers)
 }
 
 // HandleProduce runs the leader's produce path for every batch of the
 // request and answers now (acks 0/1, errors) or once replicated (acks=all).
 func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env) {
 	var waits [4]int64
-	results, waitFor := b.results.Make(len(req.Batches)), waits[:0]
+	results, waitFor := b.resultRoom(len(req.Batches)), waits[:0]
 	if req.Acks != 0 {
 		b.arrive(m)
 	}
@@ -73,9 +130,13 @@ func (b *Broker) HandleProduce(m *msg.Message, req *msg.ProduceRequest, env Env)
 		b.answer(m.From, m.Conn, m.ID, b.produceResponse(results), env)
 		return
 	}
-	p := b.pendings.New()
+	p := b.pendingEntry()
+	room := p.waitFor
+	if cap(room) < len(waitFor) {
+		room = b.waitFor.Make(len(waitFor))
+	}
 	*p = pendingProduce{request: m.ID, from: m.From, conn: m.Conn, deadline: env.Now() + int64(req.TimeoutMs),
-		results: results, waitFor: append(b.waitFor.Make(len(waitFor)), waitFor...)}
+		results: results, waitFor: append(room, waitFor...)}
 	b.addPending(p)
 	env.ProduceTimer(p.deadline, b.ID, m.ID)
 }
@@ -236,6 +297,7 @@ func (b *Broker) completeSatisfied(env Env) {
 			delete(b.pending, p.request)
 		}
 		b.reply(p, env)
+		b.recyclePending(p)
 	}
 	b.pendingOrder = waiting
 	if indexed && len(waiting) < pendingIndexFrom {
@@ -336,6 +398,7 @@ func (b *Broker) OnProduceTimeout(request int, env Env) bool {
 			With("request", trace.Int(int64(request))))
 	}
 	b.reply(p, env)
+	b.recyclePending(p)
 	return true
 }
 

@@ -307,6 +307,7 @@ type Scratch struct {
 	// What produce requests are cut from (drainTo).
 	produceReqs    slab.Slab[msg.ProduceRequest]
 	produceBatches slab.Slices[msg.ProduceBatch]
+	spareReqs      slab.Spares[msg.ProduceRequest] // read by their broker (TakeBack), with their batches' room
 	// What quiet producers gave back (Compact), empty but for their room
 	// (spare requests, the capacity of their lists), for the next producer
 	// that sends: a large world whose producers each send a batch or two

@@ -145,9 +145,9 @@ func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 	// the request would be an allocation of its own, its batches another.
 	// Neither changes once sent. Both come zero from the slabs: only their
 	// fields are written, not whole structs built and copied.
-	req := sc.produceReqs.New()
+	req := sc.produceRequest(len(batches))
 	req.TransactionalID, req.Acks, req.TimeoutMs = p.cfg.TransactionalID, p.cfg.Acks, int32(p.cfg.RequestTimeoutMs)
-	req.Batches, req.TV2 = sc.produceBatches.Make(len(batches))[:len(batches)], p.txn != nil && p.txn.tv2
+	req.TV2 = p.txn != nil && p.txn.tv2
 	for i, ba := range batches {
 		ba.Sends++
 		ba.State = InFlight
@@ -212,6 +212,32 @@ func (p *Producer) drainable(ps *partitionState, now int64) *Batch {
 }
 
 // prepare assigns the sequence at first drain and encodes the bytes to send.
+// produceRequest is a zero request with n zero batches: one its broker
+// has read (TakeBack), else a new one.
+func (sc *Scratch) produceRequest(n int) *msg.ProduceRequest {
+	req := sc.spareReqs.Take()
+	if req == nil {
+		req = sc.produceReqs.New()
+	}
+	room := req.Batches
+	if cap(room) < n {
+		room = sc.produceBatches.Make(n)
+	}
+	clear(room[:cap(room)]) // nothing of the last request stays alive through it
+	*req = msg.ProduceRequest{Batches: room[:n]}
+	return req
+}
+
+// spareRequests is how many read produce requests a world's producers
+// keep for reuse: about as many as they have in flight at once.
+const spareRequests = 16
+
+// TakeBack keeps req, a produce request a producer of the world sent, for
+// the next one: its broker has read it and nothing points to it any more.
+// (Each world owns the requests it has in flight: a copy of the world
+// copies them.)
+func (sc *Scratch) TakeBack(req *msg.ProduceRequest) { sc.spareReqs.Give(req, spareRequests) }
+
 func (p *Producer) prepare(ps *partitionState, b *Batch, sc *Scratch) {
 	if p.cfg.Idempotent && b.Seq < 0 {
 		b.PID, b.Epoch, b.Seq = p.pid, p.epoch, ps.nextSeq

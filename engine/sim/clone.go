@@ -197,9 +197,9 @@ func (cl *cloner) conn(cn *connection) *connection {
 func (cl *cloner) flight(f flight) flight {
 	f.cn = cl.conn(f.cn)
 	f.to = cl.slot(f.to)
-	// The message is never changed once sent, and mostly shared. A
-	// follower's fetch and its answer are copied: once read, each world
-	// reuses its own for the next (World.spareFetchs, Broker.TakeBack).
+	// The message is never changed once sent, and mostly shared. The
+	// bodies of the produce and replication paths are copied: once read,
+	// each world reuses its own for the next ones.
 	switch b := f.m.Body.(type) {
 	case *msg.FetchRequest:
 		n := *b
@@ -207,6 +207,14 @@ func (cl *cloner) flight(f flight) flight {
 	case *msg.FetchResponse:
 		n := *b
 		n.Batches = slices.Clone(b.Batches)
+		f.m.Body = &n
+	case *msg.ProduceRequest: // a producer's: reused once read (Scratch.TakeBack)
+		n := *b
+		n.Batches = slices.Clone(b.Batches)
+		f.m.Body = &n
+	case *msg.ProduceResponse: // reused once read (Broker.TakeBackProduce)
+		n := *b
+		n.Results = slices.Clone(b.Results)
 		f.m.Body = &n
 	}
 	return f

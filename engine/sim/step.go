@@ -431,6 +431,9 @@ func (w *World) deliverToBroker(f *flight) bool {
 	switch body := m.Body.(type) {
 	case *msg.ProduceRequest:
 		b.HandleProduce(m, body, env)
+		if f.cn.slot != nil { // a producer of the world's: its request is read, and pointed to by nothing else (cloner.flight)
+			w.scratch.TakeBack(body)
+		}
 	case msg.InitProducerIDRequest:
 		b.HandleInitProducerID(m, body, env)
 	case msg.AddPartitionsToTxnRequest:
@@ -494,6 +497,13 @@ func (w *World) deliverToClient(f *flight) bool {
 	}
 	env := s
 	handled := s.p.OnResponse(m, env)
+	if r, ok := m.Body.(*msg.ProduceResponse); ok {
+		// Read, and pointed to by nothing else (cloner.flight,
+		// broker.cloneAnswers): its broker makes the next answers of it.
+		if b := w.broker(m.From.Broker); b != nil {
+			b.TakeBackProduce(r)
+		}
+	}
 	if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // as after a run of the sender
 		w.settleTxnAcks(s)
 	}
