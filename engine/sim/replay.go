@@ -112,6 +112,9 @@ func (e entry) action() action {
 // that copies of the world share them.
 
 func (w *World) record(a action) {
+	if w.unrecorded {
+		return
+	}
 	a.after = w.steps
 	if a.kind == actApply {
 		a.cmd = w.compactCommand(a.cmd)
@@ -139,6 +142,9 @@ func (w *World) record(a action) {
 // recordStep is record(action{kind: actStep, limit: limit}) for the step
 // just taken, without building the action: every step is recorded.
 func (w *World) recordStep(limit int64) {
+	if w.unrecorded {
+		return
+	}
 	if w.run.at > 0 && w.run.limit == limit {
 		w.run.at++ // consecutive steps share one entry
 		w.run.after = w.steps
@@ -151,6 +157,9 @@ func (w *World) recordStep(limit int64) {
 // recordCommand is record(action{kind: kind, cmd: c}) for an actApply or
 // actInput, written straight as its entry (entryOf's first case).
 func (w *World) recordCommand(kind actionKind, c script.Command) {
+	if w.unrecorded {
+		return
+	}
 	if uint64(w.steps) > math.MaxInt64>>3 {
 		w.record(action{kind: kind, cmd: c})
 		return
@@ -165,6 +174,9 @@ func (w *World) recordCommand(kind actionKind, c script.Command) {
 // recordIdle is record(action{kind: actIdle, limit: limit}), written
 // straight as its entry.
 func (w *World) recordIdle(limit int64) {
+	if w.unrecorded {
+		return
+	}
 	if uint64(w.steps) > math.MaxInt64>>3 {
 		w.record(action{kind: actIdle, limit: limit})
 		return
@@ -289,6 +301,7 @@ func (w *World) Rewind(step int) (*World, error) {
 	}
 	j := sort.Search(len(w.ckpts), func(i int) bool { return w.ckpts[i].steps > step }) - 1
 	r, first, done := w.restore(j)
+	last := -1 // the last entry replayed
 	for i := first; i < w.numActions(); i++ {
 		a := w.actionAt(i)
 		cut := a.after > step
@@ -307,12 +320,40 @@ func (w *World) Rewind(step int) (*World, error) {
 		if a.kind != actStep || a.at > 0 {
 			r.replay(a)
 		}
+		last = i
 		if cut {
 			break
 		}
 	}
+	w.shareHistory(r, last, step)
 	n := sort.Search(w.trace.Len(), func(i int) bool { return w.trace.At(i).Step > step })
 	return w.restored(r, j, n), nil
+}
+
+// shareHistory gives r, which has replayed this world's history up to
+// entry last and step upTo without recording it, the history recording
+// would have given it: the entries before last, and last itself, a run
+// of steps cut at upTo left open (recordStep). The entries are shared,
+// as a copy of the world shares them. Nothing replayed (last -1): r
+// keeps what restore gave it.
+func (w *World) shareHistory(r *World, last, upTo int) {
+	r.unrecorded = false
+	if last < 0 {
+		return
+	}
+	a := w.actionAt(last)
+	r.actions = w.actions.Clone()
+	if a.kind != actStep {
+		r.actions.Truncate(last + 1)
+		r.run = action{}
+		return
+	}
+	if a.after > upTo {
+		a.at -= int64(a.after - upTo)
+		a.after = upTo
+	}
+	r.actions.Truncate(last)
+	r.run = a
 }
 
 // restore starts a replay from checkpoint j (from the start for -1): the
@@ -331,6 +372,7 @@ func (w *World) restore(j int) (r *World, first int, done int64) {
 		first, done = c.acts, c.run.at
 	}
 	r.quiet, r.replaying = true, true // the events are known already: share them instead of rebuilding
+	r.unrecorded = true               // and so is the history (shareHistory)
 	return r, first, done
 }
 
@@ -385,6 +427,7 @@ func (w *World) RewindTo(m Moment) (*World, error) {
 		return c.acts >= m.actions || c.steps > m.Steps
 	}) - 1
 	r, first, done := w.restore(j)
+	last := -1 // the last entry replayed
 	for i := first; i < m.actions; i++ {
 		a := w.actionAt(i)
 		if a.kind == actStep && a.after > m.Steps {
@@ -393,6 +436,7 @@ func (w *World) RewindTo(m Moment) (*World, error) {
 		if a.kind == actStep && a.at <= 0 {
 			break
 		}
+		last = i
 		if i == first {
 			a.at -= done // the checkpoint was taken within this run
 			if a.kind == actStep && a.at == 0 {
@@ -401,6 +445,7 @@ func (w *World) RewindTo(m Moment) (*World, error) {
 		}
 		r.replay(a)
 	}
+	w.shareHistory(r, last, m.Steps)
 	return w.restored(r, j, m.events), nil
 }
 

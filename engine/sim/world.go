@@ -340,6 +340,11 @@ type World struct {
 	ckptEvery   int              // the least number of steps between checkpoints
 	ckptFixed   bool             // tests: exactly ckptEvery steps apart, whatever they cost
 	replaying   bool             // no checkpoints are taken meanwhile
+	// unrecorded: a rewind is replaying another world's history into
+	// this one, which records nothing meanwhile: the history it would
+	// record is that world's, whose prefix it takes at the end
+	// (World.shareHistory).
+	unrecorded  bool
 	check       *checker
 	nextExpiry  int64
 	nextISR     int64
