@@ -51,16 +51,13 @@ func (b *Broker) Clone() *Broker {
 	return c
 }
 
-// cloneAnswers copies the answers waiting for their turn on a connection.
-// A produce answer is copied with its results: once a producer has read
-// it, each world reuses its own (TakeBackProduce).
+// cloneAnswers copies the answers waiting for their turn on a connection:
+// a produce answer is reused once its producer has read it
+// (TakeBackProduce), so each world owns its own (msg.CopyReused).
 func cloneAnswers(ready []answered) []answered {
 	out := slices.Clone(ready)
 	for i, a := range out {
-		if r, ok := a.body.(*msg.ProduceResponse); ok {
-			n := msg.ProduceResponse{Results: slices.Clone(r.Results)}
-			out[i].body = &n
-		}
+		out[i].body = msg.CopyReused(a.body)
 	}
 	return out
 }

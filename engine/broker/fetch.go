@@ -86,16 +86,11 @@ func (b *Broker) fetchResponse() *msg.FetchResponse {
 	return r
 }
 
-// spareFetchAnswers is how many read answers a broker keeps for reuse:
-// about as many as can be in flight at once from a broker with a few
-// followers.
-const spareFetchAnswers = 16
-
 // TakeBack keeps resp, an answer of this broker to a follower's fetch,
 // to make the next one of: the follower has read it and nothing points to
 // it any more. (Each world owns the answers it has in flight: a copy of
 // the world copies them.)
-func (b *Broker) TakeBack(resp *msg.FetchResponse) { b.spareResps.Give(resp, spareFetchAnswers) }
+func (b *Broker) TakeBack(resp *msg.FetchResponse) { b.spareResps.Give(resp, spareAnswers) }
 
 // expandISR adds follower id, caught up, to the ISR of r, the replica of
 // tp. Apart from HandleFetch, which runs on every fetch, so that its frame

@@ -52,9 +52,10 @@ func (b *Broker) produceResponse(results []msg.ProduceResult) *msg.ProduceRespon
 	return resp
 }
 
-// spareAnswers is how many read answers, their results' room and
-// purgatory entries a broker keeps for reuse: about as many as its
-// producers have in flight at once.
+// spareAnswers is how many read answers of each kind (to followers'
+// fetches and to produces, with their results' room) and answered
+// purgatory entries a broker keeps for reuse: about as many as can be in
+// flight at once.
 const spareAnswers = 16
 
 // TakeBackProduce keeps resp, an answer of this broker to a producer of

@@ -5,6 +5,7 @@
 package msg
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/eoslab/eoslab/engine/kerr"
@@ -297,3 +298,29 @@ func (WriteTxnMarkersRequest) IsResponse() bool     { return false }
 func (WriteTxnMarkersResponse) IsResponse() bool    { return true }
 func (ConsumerFetchRequest) IsResponse() bool       { return false }
 func (ConsumerFetchResponse) IsResponse() bool      { return true }
+
+// CopyReused returns body for another world to own. The bodies of the
+// produce and replication paths are sent by pointer and reused by their
+// world once read, so each world holds its own copy of those in flight or
+// waiting to be sent; any other body is never changed once sent and is
+// returned as it is, to be shared.
+func CopyReused(body Body) Body {
+	switch b := body.(type) {
+	case *FetchRequest:
+		n := *b
+		return &n
+	case *FetchResponse:
+		n := *b
+		n.Batches = slices.Clone(b.Batches)
+		return &n
+	case *ProduceRequest:
+		n := *b
+		n.Batches = slices.Clone(b.Batches)
+		return &n
+	case *ProduceResponse:
+		n := *b
+		n.Results = slices.Clone(b.Results)
+		return &n
+	}
+	return body
+}

@@ -197,26 +197,7 @@ func (cl *cloner) conn(cn *connection) *connection {
 func (cl *cloner) flight(f flight) flight {
 	f.cn = cl.conn(f.cn)
 	f.to = cl.slot(f.to)
-	// The message is never changed once sent, and mostly shared. The
-	// bodies of the produce and replication paths are copied: once read,
-	// each world reuses its own for the next ones.
-	switch b := f.m.Body.(type) {
-	case *msg.FetchRequest:
-		n := *b
-		f.m.Body = &n
-	case *msg.FetchResponse:
-		n := *b
-		n.Batches = slices.Clone(b.Batches)
-		f.m.Body = &n
-	case *msg.ProduceRequest: // a producer's: reused once read (Scratch.TakeBack)
-		n := *b
-		n.Batches = slices.Clone(b.Batches)
-		f.m.Body = &n
-	case *msg.ProduceResponse: // reused once read (Broker.TakeBackProduce)
-		n := *b
-		n.Results = slices.Clone(b.Results)
-		f.m.Body = &n
-	}
+	f.m.Body = msg.CopyReused(f.m.Body) // reused once read: World.spareFetchs, Scratch.TakeBack, Broker.TakeBack(Produce)
 	return f
 }
 
