@@ -105,8 +105,9 @@ type ReplayResult struct {
 // advances. Diagnoses and replays are left out: they change nothing.
 func (w *World) inputs() []script.Command {
 	var out []script.Command
-	for i := range w.actions.Len() {
-		a := w.actions.At(i).action()
+	h := w.historyFrom(0)
+	for range w.actions.Len() {
+		a := h.next()
 		switch a.kind {
 		case actApply, actInput:
 			switch a.cmd.(type) {

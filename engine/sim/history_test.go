@@ -33,7 +33,7 @@ func TestHistoryGivesCommandsBack(t *testing.T) {
 	}
 	compact := 0
 	for i := range w.actions.Len() {
-		switch w.actions.At(i).action().cmd.(type) {
+		switch w.actions.At(i).cmd.(type) {
 		case *sentRecords, *madeProducer:
 			compact++
 		}
@@ -95,40 +95,6 @@ func TestCompactFormBounds(t *testing.T) {
 		}
 		if got := w.command(&action{kind: actApply, cmd: kept}); !reflect.DeepEqual(got, tc.cmd) {
 			t.Errorf("the history gives back %#v for %#v", got, tc.cmd)
-		}
-	}
-}
-
-// The history keeps every action as it was, in its short form or whole.
-func TestEntryKeepsAction(t *testing.T) {
-	cmd := &script.Run{}
-	for _, a := range []action{
-		{kind: actApply, cmd: cmd, after: 7},
-		{kind: actApply, after: 7},
-		{kind: actInput, cmd: cmd},
-		{kind: actStep, at: 3, after: 9, limit: noLimit},
-		{kind: actStep, at: 300, after: 900, limit: -5},
-		{kind: actIdle, after: 9, limit: 1000},
-		{kind: actAdvance, at: 60_000, after: 2},
-		{kind: actClock, at: -1, after: 2},
-		// Whole: a field the short form has no room for, or too many steps.
-		{kind: actApply, cmd: cmd, at: 1},
-		{kind: actInput, cmd: cmd, limit: 1},
-		{kind: actStep, cmd: cmd, at: 1},
-		{kind: actIdle, at: 1, limit: 2},
-		{kind: actAdvance, at: 1, limit: 2},
-		{kind: actClock, cmd: cmd},
-		{kind: actStep, at: 1, after: math.MaxInt64>>3 + 1},
-		{kind: actApply, cmd: cmd, after: -1},
-	} {
-		if got := entryOf(&a).action(); got != a {
-			t.Errorf("kept %+v, gives back %+v", a, got)
-		}
-		e := entryOf(&a)
-		for _, limit := range []int64{a.limit, a.limit + 1} {
-			if got, want := e.idleWithin(limit), a.kind == actIdle && a.limit == limit; got != want {
-				t.Errorf("%+v: idle within %d %v, want %v", a, limit, got, want)
-			}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/eoslab/eoslab/engine/script"
@@ -36,77 +35,6 @@ type action struct {
 	limit int64 // actStep: the horizon the steps were taken within
 }
 
-// entry is how the history keeps an action: 32 bytes, not an action's 48.
-// A large world's history is mostly commands, which need only the command
-// and the steps before them; the few actions that do not fit are kept
-// whole, behind a pointer.
-type entry struct {
-	v     any   // the command (actApply, actInput), a run's length (actStep), or the whole *action
-	after int64 // after<<3 | kind; kind 0: v is the whole action
-	x     int64 // at (actAdvance, actClock) or limit (actStep, actIdle)
-}
-
-// entryOf is the entry that keeps *a.
-func entryOf(a *action) entry {
-	if uint64(a.after) <= math.MaxInt64>>3 {
-		e := entry{after: int64(a.after)<<3 | int64(a.kind)}
-		switch a.kind {
-		case actApply, actInput:
-			if a.at == 0 && a.limit == 0 {
-				e.v = a.cmd
-				return e
-			}
-		case actStep:
-			if a.cmd == nil {
-				e.v, e.x = a.at, a.limit // a length below 256 takes no room of its own
-				return e
-			}
-		case actIdle:
-			if a.cmd == nil && a.at == 0 {
-				e.x = a.limit
-				return e
-			}
-		case actAdvance, actClock:
-			if a.cmd == nil && a.limit == 0 {
-				e.x = a.at
-				return e
-			}
-		}
-	}
-	whole := *a
-	return entry{v: &whole}
-}
-
-// idleWithin reports whether e keeps an idle step within limit.
-func (e *entry) idleWithin(limit int64) bool {
-	switch actionKind(e.after & 7) {
-	case actIdle:
-		return e.x == limit
-	case 0:
-		a := e.v.(*action)
-		return a.kind == actIdle && a.limit == limit
-	}
-	return false
-}
-
-// action is the action e keeps.
-func (e entry) action() action {
-	a := action{kind: actionKind(e.after & 7), after: int(e.after >> 3)}
-	switch a.kind {
-	case 0:
-		return *e.v.(*action)
-	case actApply, actInput:
-		a.cmd, _ = e.v.(script.Command)
-	case actStep:
-		a.at, a.limit = e.v.(int64), e.x
-	case actIdle:
-		a.limit = e.x
-	default:
-		a.at = e.x
-	}
-	return a
-}
-
 // The history is w.actions followed by w.run, the open run of steps (when
 // run.at > 0): entries of the list are never changed once appended, so
 // that copies of the world share them.
@@ -131,12 +59,12 @@ func (w *World) record(a action) {
 		w.run = a
 		return
 	case actIdle:
-		if last := w.actions.Last(); w.run.at == 0 && last != nil && last.idleWithin(a.limit) {
+		if w.run.at == 0 && w.actions.endsIdle(a.limit) {
 			return // looking again finds the same nothing
 		}
 	}
 	w.closeRun()
-	w.actions.Append(entryOf(&a))
+	w.actions.Append(a)
 }
 
 // recordStep is record(action{kind: actStep, limit: limit}) for the step
@@ -160,15 +88,11 @@ func (w *World) recordCommand(kind actionKind, c script.Command) {
 	if w.unrecorded {
 		return
 	}
-	if uint64(w.steps) > math.MaxInt64>>3 {
-		w.record(action{kind: kind, cmd: c})
-		return
-	}
 	if kind == actApply {
 		c = w.compactCommand(c)
 	}
 	w.closeRun()
-	w.actions.Append(entry{v: c, after: int64(w.steps)<<3 | int64(kind)})
+	w.actions.Append(action{kind: kind, cmd: c, after: w.steps})
 }
 
 // recordIdle is record(action{kind: actIdle, limit: limit}), written
@@ -177,15 +101,11 @@ func (w *World) recordIdle(limit int64) {
 	if w.unrecorded {
 		return
 	}
-	if uint64(w.steps) > math.MaxInt64>>3 {
-		w.record(action{kind: actIdle, limit: limit})
-		return
-	}
-	if last := w.actions.Last(); w.run.at == 0 && last != nil && last.idleWithin(limit) {
+	if w.run.at == 0 && w.actions.endsIdle(limit) {
 		return // looking again finds the same nothing
 	}
 	w.closeRun()
-	w.actions.Append(entry{after: int64(w.steps)<<3 | int64(actIdle), x: limit})
+	w.actions.Append(action{kind: actIdle, after: w.steps, limit: limit})
 }
 
 // closeRun moves the open run of steps into the history.
@@ -196,7 +116,7 @@ func (w *World) closeRun() {
 }
 
 func (w *World) appendRun() {
-	w.actions.Append(entryOf(&w.run))
+	w.actions.Append(w.run)
 	w.run = action{}
 }
 
@@ -211,9 +131,34 @@ func (w *World) numActions() int {
 // actionAt is entry i of the history.
 func (w *World) actionAt(i int) action {
 	if i < w.actions.Len() {
-		return w.actions.At(i).action()
+		return w.actions.At(i)
 	}
 	return w.run
+}
+
+// historyReader reads a world's history in order from an entry, the open
+// run last.
+type historyReader struct {
+	w *World
+	r logReader
+	i int
+}
+
+func (w *World) historyFrom(i int) historyReader {
+	h := historyReader{w: w, i: i}
+	if i < w.actions.Len() {
+		h.r = w.actions.reader(i)
+	}
+	return h
+}
+
+// next returns the entry at h and moves past it.
+func (h *historyReader) next() action {
+	h.i++
+	if h.i <= h.w.actions.Len() {
+		return h.r.next()
+	}
+	return h.w.run
 }
 
 // Checkpoints. Time travel replays the history from the nearest
@@ -223,11 +168,19 @@ func (w *World) actionAt(i int) action {
 // world's state without its history, and checkpoints are spaced so that
 // they cost less than the history they cover.
 
-// checkpointEvery is the least number of steps between checkpoints. A
-// seek replays at most this many steps (under a millisecond, where
-// the budget is 5 ms); each checkpoint is a copy of the world's state that
-// the collector marks and keeps, which at 512 cost a produce 4-5 % more.
-const checkpointEvery = 1024
+// Checkpoints are taken checkpointMost steps apart, or checkpointEvery
+// once the logs have grown by checkpointRecords records since the last
+// one. A seek replays at most that many steps: 4096 in the workload of
+// BenchmarkSeek is under a millisecond, where the budget is 5 ms, and a
+// world whose steps each store hundreds of records replays four times
+// fewer. Each checkpoint is a copy of the world's state that the
+// collector marks and keeps: at every 1024 steps they cost a produce
+// 5-6 % more (BenchmarkProducePath), at every 512 about 10 %.
+const (
+	checkpointEvery   = 1024
+	checkpointMost    = 4096
+	checkpointRecords = 64 << 10
+)
 
 // A world's checkpoints cost at most half its history (what it stored):
 // a larger world's checkpoints are further apart.
@@ -239,6 +192,7 @@ type checkpoint struct {
 	w     *World // the frozen copy
 	next  int    // the step after which the world took its next checkpoint
 	hist  int    // the history's bytes then (historyBytes)
+	recs  int64  // the records the logs held then (storedRecords)
 	spent int    // the checkpoints' bytes then, this one included (cloneWeight)
 }
 
@@ -250,7 +204,7 @@ type checkpoint struct {
 // record or three about 72 with its bytes, and a settled batch about 270
 // with the client's copy of its bytes and the checker's records of it.
 func (w *World) historyBytes() int {
-	n := 32 * w.actions.Len()
+	n := w.actions.Bytes()
 	for _, b := range w.brokers {
 		for _, r := range b.Replicas() {
 			n += 72 * r.Log.NumBatches()
@@ -264,27 +218,46 @@ func (w *World) historyBytes() int {
 	return n + 40*w.check.sources.entries.Len() + 32*w.check.acks.Len()
 }
 
+// storedRecords is how many records the world's logs hold, every
+// replica's counted: what a replay mostly spends its time on.
+func (w *World) storedRecords() int64 {
+	var n int64
+	for _, b := range w.brokers {
+		for _, r := range b.Replicas() {
+			n += r.Log.LogEndOffset()
+		}
+	}
+	return n
+}
+
 // maybeCheckpoint takes a checkpoint if one is due.
 func (w *World) maybeCheckpoint() {
 	if w.replaying || w.steps < w.nextCkpt {
 		return
 	}
 	spent := 0 // what the checkpoints so far cost
-	from, before := 0, 0
+	from, before, recsBefore := 0, 0, int64(0)
 	if n := len(w.ckpts); n > 0 {
 		c := &w.ckpts[n-1]
-		spent, from, before = c.spent, c.steps, c.hist
+		spent, from, before, recsBefore = c.spent, c.steps, c.hist, c.recs
 	}
-	weight, hist := w.cloneWeight(), w.historyBytes()
+	weight, hist, recs := w.cloneWeight(), w.historyBytes(), w.storedRecords()
 	perStep := max(1, (hist-before)/max(1, w.steps-from)) // what a step stored lately
 	if !w.ckptFixed && 2*(spent+weight) > hist {
 		// Not yet: when the history will have grown enough.
 		w.nextCkpt = w.steps + max(w.ckptEvery, (2*(spent+weight)-hist)/perStep)
 		return
 	}
+	if grown := recs - recsBefore; !w.ckptFixed && w.steps-from < checkpointMost && grown < checkpointRecords {
+		// Not yet: a replay from the last one is short still. Looked at
+		// again when the logs will have grown enough at the rate since.
+		perStep := max(1, grown/int64(max(1, w.steps-from)))
+		w.nextCkpt = min(from+checkpointMost, w.steps+max(w.ckptEvery/4, int((checkpointRecords-grown)/perStep)))
+		return
+	}
 	w.nextCkpt = w.steps + w.ckptEvery
 	w.ckpts = append(w.ckpts, checkpoint{steps: w.steps, acts: w.actions.Len(), run: w.run, w: w.clone(false),
-		next: w.nextCkpt, hist: hist, spent: spent + weight})
+		next: w.nextCkpt, hist: hist, recs: recs, spent: spent + weight})
 }
 
 // Rewind returns a new world that has replayed this world's history up to
@@ -302,8 +275,9 @@ func (w *World) Rewind(step int) (*World, error) {
 	j := sort.Search(len(w.ckpts), func(i int) bool { return w.ckpts[i].steps > step }) - 1
 	r, first, done := w.restore(j)
 	last := -1 // the last entry replayed
+	h := w.historyFrom(first)
 	for i := first; i < w.numActions(); i++ {
-		a := w.actionAt(i)
+		a := h.next()
 		cut := a.after > step
 		if cut {
 			if a.kind != actStep {
@@ -428,8 +402,9 @@ func (w *World) RewindTo(m Moment) (*World, error) {
 	}) - 1
 	r, first, done := w.restore(j)
 	last := -1 // the last entry replayed
+	h := w.historyFrom(first)
 	for i := first; i < m.actions; i++ {
-		a := w.actionAt(i)
+		a := h.next()
 		if a.kind == actStep && a.after > m.Steps {
 			a.at -= int64(a.after - m.Steps) // the run had grown since the moment
 		}

@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -219,12 +220,12 @@ func timeTravelSession(t *testing.T, seed uint64) {
 // With checkpoints at their usual spacing, a long history rewinds to the
 // same worlds as replaying it from the start.
 func TestCheckpointedRewindEqualsFullReplay(t *testing.T) {
-	n := 6000
+	n := 3*checkpointMost + 1000
 	if testing.Short() {
-		n = 2000
+		n = checkpointMost + 1000
 	}
 	w := workload(t, n)
-	if len(w.ckpts) < 3 {
+	if len(w.ckpts) < n/checkpointMost {
 		t.Fatalf("%d checkpoints in %d steps", len(w.ckpts), w.Steps())
 	}
 	none := w.Clone()
@@ -242,5 +243,33 @@ func TestCheckpointedRewindEqualsFullReplay(t *testing.T) {
 		if !bytes.Equal(a.Snapshot().StateJSON(), b.Snapshot().StateJSON()) || !sameTrace(a, b, 0) {
 			t.Fatalf("step %d: played on 300 steps, the two differ", k)
 		}
+	}
+}
+
+// Checkpoints are checkpointMost steps apart in a world whose steps store
+// a record or so, and closer, down to checkpointEvery, in one whose steps
+// store hundreds: a seek replays fewer of its costlier steps.
+func TestCheckpointSpacingFollowsRecords(t *testing.T) {
+	spacing := func(w *World) (least, most int) {
+		least = math.MaxInt
+		for i := 1; i < len(w.ckpts); i++ {
+			d := w.ckpts[i].steps - w.ckpts[i-1].steps
+			least, most = min(least, d), max(most, d)
+		}
+		return least, most
+	}
+	light := workload(t, 3*checkpointMost+100)
+	if least, most := spacing(light); len(light.ckpts) < 3 || least != checkpointMost || most != checkpointMost {
+		t.Errorf("a record or so a step: %d checkpoints, %d to %d steps apart, want %d", len(light.ckpts), least, most, checkpointMost)
+	}
+	heavy := New(1)
+	heavy.SetTracing(false)
+	heavy.Apply(&script.Producer{Name: "a"})
+	for i := 0; heavy.Steps() < 3*checkpointMost; i++ {
+		heavy.Apply(&script.Send{Producer: "a", TP: script.TopicPartition{Topic: "orders", Partition: i % 3}, Count: 200})
+		heavy.Apply(&script.Step{N: 40})
+	}
+	if least, most := spacing(heavy); len(heavy.ckpts) < 6 || least < checkpointEvery || most >= checkpointMost {
+		t.Errorf("hundreds of records a step: %d checkpoints, %d to %d steps apart, want %d to %d", len(heavy.ckpts), least, most, checkpointEvery, checkpointMost-1)
 	}
 }

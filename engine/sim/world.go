@@ -8,7 +8,6 @@ import (
 
 	"github.com/eoslab/eoslab/engine/broker"
 	"github.com/eoslab/eoslab/engine/client"
-	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/internal/slab"
 	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
@@ -330,16 +329,16 @@ type World struct {
 	faultsBy    map[faultKey][]*armedFault // the armed faults by what they wait for; nil while there are few (armedFor)
 	nextFault   int
 	fenceAt     map[int]int64
-	pending     []trace.Event    // emitted and not flushed yet, when the trace is not kept
-	slab        trace.Slab       // room for events' attributes and texts; never shared with a clone
-	trace       trace.Log        // the events kept, and those emitted and not flushed yet
-	actions     hist.List[entry] // the history, but for the open run of steps
-	run         action           // the open run of steps (run.at > 0), the history's last entry
-	ckpts       []checkpoint     // shared with rewound worlds: appended to, never changed in place
-	nextCkpt    int              // the step after which the next checkpoint is taken
-	ckptEvery   int              // the least number of steps between checkpoints
-	ckptFixed   bool             // tests: exactly ckptEvery steps apart, whatever they cost
-	replaying   bool             // no checkpoints are taken meanwhile
+	pending     []trace.Event // emitted and not flushed yet, when the trace is not kept
+	slab        trace.Slab    // room for events' attributes and texts; never shared with a clone
+	trace       trace.Log     // the events kept, and those emitted and not flushed yet
+	actions     actionLog     // the history, but for the open run of steps
+	run         action        // the open run of steps (run.at > 0), the history's last entry
+	ckpts       []checkpoint  // shared with rewound worlds: appended to, never changed in place
+	nextCkpt    int           // the step after which the next checkpoint is taken
+	ckptEvery   int           // the least number of steps between checkpoints
+	ckptFixed   bool          // tests: exactly ckptEvery steps apart, whatever they cost
+	replaying   bool          // no checkpoints are taken meanwhile
 	// unrecorded: a rewind is replaying another world's history into
 	// this one, which records nothing meanwhile: the history it would
 	// record is that world's, whose prefix it takes at the end

@@ -1,0 +1,290 @@
+package sim
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/script"
+)
+
+// actionLog is the world's history but for its open run of steps: each
+// action encoded in a few bytes, in blocks that never move once written,
+// and the commands the actions name kept apart, a command named again
+// soon after (a caller sending one command over and over, `run` after
+// each) kept once. A produce in a loop — a send, a run, its steps, the
+// idle look that ends the run — takes about a dozen bytes, where entries
+// of 32 bytes, each with a pointer for the collector to follow, took 128.
+//
+// Entries never change once appended, so a Clone shares them all, as
+// hist.List does, and the first append after it copies at most the open
+// block. Reading is in order from an entry (reader); every markEvery-th
+// entry's place is marked, so that a reader starts near any entry.
+//
+// An entry is a flags byte (the kind in the low bits) and varints:
+//
+//	flags      kind | oldCmd | hasAt | hasLimit | limitMax | newCmd
+//	after      zigzag: the steps since the entry before
+//	cmd        oldCmd: zigzag, how far back in cmds its command is (0: the last);
+//	           newCmd: none, the command is the next one in cmds
+//	at         hasAt: zigzag; without it, at is 0, or the steps since
+//	           the entry before for a run of steps (actStep)
+//	limit      hasLimit: zigzag; without it, limit is 0, or
+//	           math.MaxInt64 with limitMax
+type actionLog struct {
+	full  [][]byte // sealed blocks, each at most logBlock long
+	tail  []byte   // the open block; tail[len:cap] belongs to this log alone
+	marks hist.List[logState]
+	cmds  hist.List[script.Command]
+	n     int      // entries
+	end   logState // where the next entry goes
+	// The last entry's limit when it is an idle step (idle), and the last
+	// two commands of cmds (named again most often): what appending
+	// looks at, kept so that it need not read them back.
+	idle     int64
+	idleLast bool
+	cmd0     script.Command
+	cmd1     script.Command
+}
+
+// logState is where a reader is: the entry's first byte and what the
+// entry before left (its after, the commands so far).
+type logState struct {
+	off   int64 // block<<posBits | the byte in the block (up to logBlock)
+	after int64
+	cmds  int64
+}
+
+const (
+	logBlock  = 4 << 10
+	posBits   = 13 // room for a position at a block's very end
+	markEvery = 64
+
+	flagOldCmd   = 1 << 3
+	flagAt       = 1 << 4
+	flagLimit    = 1 << 5
+	flagLimitMax = 1 << 6
+	flagNewCmd   = 1 << 7
+
+	maxEntry = 1 + 4*binary.MaxVarintLen64
+)
+
+// Len is the number of entries.
+func (l *actionLog) Len() int { return l.n }
+
+// endsIdle reports whether the last entry is an idle step within limit.
+func (l *actionLog) endsIdle(limit int64) bool { return l.idleLast && l.idle == limit }
+
+// Append adds a at the end.
+func (l *actionLog) Append(a action) {
+	if uint(l.n)%markEvery == 0 {
+		l.marks.Append(l.end)
+	}
+	if len(l.tail)+maxEntry > cap(l.tail) {
+		l.room()
+	}
+	// Encoded in place, in the room just made.
+	e := l.tail[len(l.tail) : len(l.tail)+maxEntry]
+	flags := byte(a.kind)
+	delta := int64(a.after) - l.end.after
+	k := 1 + putVarint(e[1:], delta)
+	switch {
+	case a.cmd == nil:
+	case a.cmd == l.cmd0: // commands are pointers, never changed once given
+		flags |= flagOldCmd
+		e[k] = 0 // putVarint(e[k:], 0)
+		k++
+	case a.cmd == l.cmd1:
+		flags |= flagOldCmd
+		e[k] = 2 // putVarint(e[k:], 1)
+		k++
+	default:
+		flags |= flagNewCmd
+		l.cmds.Append(a.cmd)
+		l.end.cmds++
+		l.cmd0, l.cmd1 = a.cmd, l.cmd0
+	}
+	if a.at != defaultAt(a.kind, delta) {
+		flags |= flagAt
+		k += putVarint(e[k:], a.at)
+	}
+	switch a.limit {
+	case 0:
+	case math.MaxInt64:
+		flags |= flagLimitMax
+	default:
+		flags |= flagLimit
+		k += putVarint(e[k:], a.limit)
+	}
+	e[0] = flags
+	l.tail = l.tail[:len(l.tail)+k]
+	l.end.off = int64(len(l.full))<<posBits | int64(len(l.tail))
+	l.end.after = int64(a.after)
+	l.idle, l.idleLast = a.limit, a.kind == actIdle
+	l.n++
+}
+
+// putVarint is binary.PutVarint, a small number's one byte written
+// without its loop.
+func putVarint(e []byte, v int64) int {
+	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
+		e[0] = byte(u)
+		return 1
+	}
+	return putLongVarint(e, v)
+}
+
+// putLongVarint is binary.PutVarint, kept out of line so that putVarint
+// is inlined.
+//
+//go:noinline
+func putLongVarint(e []byte, v int64) int { return binary.PutVarint(e, v) }
+
+// defaultAt is the at an entry keeps without its own: a run of steps is
+// as long as the steps it adds.
+func defaultAt(kind actionKind, delta int64) int64 {
+	if kind == actStep {
+		return delta
+	}
+	return 0
+}
+
+// room makes room in the open block for an entry of any size: a new block
+// when the open one would grow past logBlock, so that an entry never
+// straddles two.
+func (l *actionLog) room() {
+	if len(l.tail)+maxEntry > logBlock {
+		l.full = append(l.full, l.tail)
+		l.tail = nil
+	}
+	// Full, or shared with a copy: continue in room of its own. The first
+	// block grows fourfold from 64 bytes (a small world keeps little);
+	// the others are whole at once.
+	c := logBlock
+	if len(l.full) == 0 {
+		c = min(logBlock, max(64, 4*len(l.tail)))
+	}
+	t := make([]byte, len(l.tail), c)
+	copy(t, l.tail)
+	l.tail = t
+}
+
+// Clone returns a log sharing l's entries.
+func (l *actionLog) Clone() actionLog {
+	c := *l
+	c.full = l.full[:len(l.full):len(l.full)]
+	c.tail = l.tail[:len(l.tail):len(l.tail)]
+	c.marks, c.cmds = l.marks.Clone(), l.cmds.Clone()
+	return c
+}
+
+// Truncate keeps the first n entries.
+func (l *actionLog) Truncate(n int) {
+	if n >= l.n {
+		return
+	}
+	if n <= 0 {
+		*l = actionLog{}
+		return
+	}
+	r := l.reader(n - 1)
+	last := r.next()
+	b, pos := int(r.at.off>>posBits), int(r.at.off&(1<<posBits-1))
+	if b < len(l.full) {
+		l.tail = l.full[b][:pos:pos]
+		l.full = l.full[:b:b]
+	} else {
+		l.tail = l.tail[:pos:pos] // a copy may still see what follows: the next append moves
+	}
+	l.marks.Truncate((n + markEvery - 1) / markEvery)
+	l.cmds.Truncate(int(r.at.cmds))
+	l.n, l.end = n, r.at
+	l.idle, l.idleLast = last.limit, last.kind == actIdle
+	l.cmd0, l.cmd1 = nil, nil
+	if m := l.cmds.Len(); m > 0 {
+		l.cmd0 = l.cmds.At(m - 1)
+		if m > 1 {
+			l.cmd1 = l.cmds.At(m - 2)
+		}
+	}
+}
+
+// At returns entry i.
+func (l *actionLog) At(i int) action {
+	r := l.reader(i)
+	return r.next()
+}
+
+// Bytes is what the log holds: its blocks, marks and commands (what the
+// commands point to is counted with the world's state).
+func (l *actionLog) Bytes() int {
+	return len(l.full)*logBlock + len(l.tail) + l.marks.Len()*24 + l.cmds.Len()*16
+}
+
+// logReader reads a log's entries in order.
+type logReader struct {
+	l  *actionLog
+	at logState
+}
+
+// reader returns a reader at entry i (< l.Len()).
+func (l *actionLog) reader(i int) logReader {
+	r := logReader{l: l, at: l.marks.At(i / markEvery)}
+	for range i % markEvery {
+		r.next()
+	}
+	return r
+}
+
+// next decodes the entry at r and moves past it.
+func (r *logReader) next() action {
+	b, pos := int(r.at.off>>posBits), int(r.at.off&(1<<posBits-1))
+	blk := r.l.tail
+	if b < len(r.l.full) {
+		blk = r.l.full[b]
+		if pos == len(blk) { // the entry did not fit: it starts the next block
+			b, pos = b+1, 0
+			blk = r.l.tail
+			if b < len(r.l.full) {
+				blk = r.l.full[b]
+			}
+		}
+	}
+	e := blk[pos:]
+	flags := e[0]
+	a := action{kind: actionKind(flags & 7)}
+	delta, k := getVarint(e, 1)
+	a.after = int(r.at.after + delta)
+	switch {
+	case flags&flagNewCmd != 0:
+		a.cmd = r.l.cmds.At(int(r.at.cmds))
+		r.at.cmds++
+	case flags&flagOldCmd != 0:
+		var back int64
+		back, k = getVarint(e, k)
+		a.cmd = r.l.cmds.At(int(r.at.cmds - 1 - back))
+	}
+	a.at = defaultAt(a.kind, delta)
+	if flags&flagAt != 0 {
+		a.at, k = getVarint(e, k)
+	}
+	switch {
+	case flags&flagLimitMax != 0:
+		a.limit = math.MaxInt64
+	case flags&flagLimit != 0:
+		a.limit, k = getVarint(e, k)
+	}
+	r.at.off = int64(b)<<posBits | int64(pos+k)
+	r.at.after = int64(a.after)
+	return a
+}
+
+// getVarint is binary.Varint of e[k:], a one-byte number read without its
+// loop, and where the bytes after it start.
+func getVarint(e []byte, k int) (int64, int) {
+	if u := e[k]; u < 0x80 {
+		return int64(u>>1) ^ -int64(u&1), k + 1
+	}
+	v, m := binary.Varint(e[k:])
+	return v, k + m
+}
