@@ -28,12 +28,13 @@ func (o Origin) String() string {
 }
 
 // Batch is what producer-state validation reads from a data batch header.
+// (The fields are ordered by size: 32 bytes, not 40.)
 type Batch struct {
 	ProducerID      int64
-	Epoch           int16
+	MaxTimestamp    int64
 	BaseSeq         int32
 	LastOffsetDelta int32
-	MaxTimestamp    int64
+	Epoch           int16
 	Transactional   bool
 }
 
@@ -190,21 +191,25 @@ const (
 func (o Outcome) String() string { return [...]string{"", "append", "duplicate", "reject"}[o] }
 
 // Decision is the broker's verdict on one batch with the numbers it compared.
+//
+// A traced produce keeps one, so its fields are ordered by size: 88
+// bytes, not 104.
 type Decision struct {
-	Outcome Outcome
-	Error   kerr.Code // kerr.None unless Reject
-	Path    Path
-	Batch   Batch
-
-	// What the broker remembered when it decided.
-	EntryEpoch   int16 // NoEpoch when unknown
-	EntryLastSeq int32 // -1 when nothing is remembered
-	WindowLen    uint8
-	WindowFirst  int32 // first sequence of the oldest remembered batch, -1 if none
+	Batch Batch
 
 	// For a duplicate: the remembered batch it matched (its offsets are the answer).
-	Match    int8 // index in the window, -1 if none
 	Original BatchMeta
+
+	// What the broker remembered when it decided.
+	EntryLastSeq int32 // -1 when nothing is remembered
+	WindowFirst  int32 // first sequence of the oldest remembered batch, -1 if none
+	EntryEpoch   int16 // NoEpoch when unknown
+
+	Error     kerr.Code // kerr.None unless Reject
+	Path      Path
+	Outcome   Outcome
+	WindowLen uint8
+	Match     int8 // index in the window, -1 if none
 }
 
 // ExpectedSeq is the base sequence the broker would have accepted with the
