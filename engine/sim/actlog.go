@@ -87,7 +87,12 @@ func (l *actionLog) Append(a action) {
 	e := l.tail[len(l.tail) : len(l.tail)+maxEntry]
 	flags := byte(a.kind)
 	delta := int64(a.after) - l.end.after
-	k := 1 + putVarint(e[1:], delta)
+	k := 2
+	if u := uint64(delta)<<1 ^ uint64(delta>>63); u < 0x80 { // putVarint's first case, inlined: nearly every entry's
+		e[1] = byte(u)
+	} else {
+		k = 1 + putLongVarint(e[1:], delta)
+	}
 	switch {
 	case a.cmd == nil:
 	case a.cmd == l.cmd0: // commands are pointers, never changed once given
@@ -253,7 +258,13 @@ func (r *logReader) next() action {
 	e := blk[pos:]
 	flags := e[0]
 	a := action{kind: actionKind(flags & 7)}
-	delta, k := getVarint(e, 1)
+	var delta int64
+	k := 2
+	if u := e[1]; u < 0x80 { // getVarint's first case, inlined: nearly every entry's
+		delta = int64(u>>1) ^ -int64(u&1)
+	} else {
+		delta, k = getVarint(e, 1)
+	}
 	a.after = int(r.at.after + delta)
 	switch {
 	case flags&flagNewCmd != 0:
