@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -166,4 +167,48 @@ func TestActionLogBlockEdge(t *testing.T) {
 			t.Fatalf("entry %d: %+v, want %+v", i, got, a)
 		}
 	}
+}
+
+// Whatever actions are appended — any kind, any numbers, commands named
+// again or not — and wherever the log is cut, it reads back what a plain
+// list holds.
+func FuzzActionLog(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0, 2, 3, 3, 3, 5, 1, 1, 9}, uint16(3))
+	f.Add([]byte{2, 255, 255, 255, 255, 255, 255, 255, 127, 6, 128, 0}, uint16(0))
+	cmds := []script.Command{&script.Run{}, &script.Step{N: 1}, &script.Step{N: 2}}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint16) {
+		var l actionLog
+		var want []action
+		for len(data) >= 4 {
+			a := action{kind: actionKind(data[0] % 7), after: int(int8(data[1])) * int(data[2])}
+			if c := int(data[3] % 4); c < len(cmds) {
+				a.cmd = cmds[c]
+			}
+			switch {
+			case len(data) >= 12:
+				a.at = int64(binary.LittleEndian.Uint64(data[4:12]))
+				a.limit = int64(data[4]) << 56 >> int(data[5]%64)
+				data = data[12:]
+			default:
+				a.limit = noLimit
+				data = data[4:]
+			}
+			l.Append(a)
+			want = append(want, a)
+		}
+		n := int(cut) % (len(want) + 1)
+		l.Truncate(n)
+		want = want[:n]
+		if l.Len() != n {
+			t.Fatalf("%d entries after a cut at %d", l.Len(), n)
+		}
+		if n > 0 {
+			r := l.reader(0)
+			for i, a := range want {
+				if got := r.next(); got != a {
+					t.Fatalf("entry %d: %+v, want %+v", i, got, a)
+				}
+			}
+		}
+	})
 }
