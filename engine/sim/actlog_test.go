@@ -129,8 +129,12 @@ func TestActionLogAgreesWithList(t *testing.T) {
 				t.Fatalf("round %d, log %d: ends idle %v after %+v", round, k, got, last)
 			}
 			from := rng.IntN(len(q.want))
+			to := min(len(q.want), from+3*markEvery) // a few marks on: the whole log is read at the end
+			if round == 2999 {
+				from, to = 0, len(q.want)
+			}
 			r := q.l.reader(from)
-			for i := from; i < len(q.want); i++ {
+			for i := from; i < to; i++ {
 				if got := r.next(); got != q.want[i] {
 					t.Fatalf("round %d, log %d, entry %d (read from %d): %+v, want %+v", round, k, i, from, got, q.want[i])
 				}
