@@ -162,16 +162,9 @@ func (l *actionLog) room() {
 		l.full = append(l.full, l.tail)
 		l.tail = nil
 	}
-	// Full, or shared with a copy: continue in room of its own. The first
-	// block grows fourfold from 64 bytes (a small world keeps little);
-	// the others are whole at once.
-	c := logBlock
-	if len(l.full) == 0 {
-		c = min(logBlock, max(64, 4*len(l.tail)))
-	}
-	t := make([]byte, len(l.tail), c)
-	copy(t, l.tail)
-	l.tail = t
+	// Full, or shared with a copy: continue in room of its own, at least
+	// 64 bytes (room for an entry of any size).
+	l.tail = hist.Regrown(l.tail, len(l.full) == 0, 64, logBlock)
 }
 
 // Clone returns a log sharing l's entries.

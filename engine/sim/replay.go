@@ -200,7 +200,7 @@ type checkpoint struct {
 // steps, the logs, the producers' finished batches and the checker's
 // records of what was sent and acknowledged. The weights are what the
 // heap holds of each (runtime.MemStats after a collection, in the
-// workloads of BenchmarkCheckpointMemory and BenchmarkProducePath): an entry of the history is 32 bytes, a stored batch of a
+// workloads of BenchmarkCheckpointMemory and BenchmarkProducePath): the history's own bytes (actionLog.Bytes), a stored batch of a
 // record or three about 72 with its bytes, and a settled batch about 270
 // with the client's copy of its bytes and the checker's records of it.
 func (w *World) historyBytes() int {

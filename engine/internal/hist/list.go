@@ -48,19 +48,8 @@ func (l *List[T]) Last() *T {
 // Append adds v at the end.
 func (l *List[T]) Append(v T) {
 	if len(l.tail) == cap(l.tail) {
-		// Full, or shared with a copy: continue in a chunk of its own. The
-		// first chunk grows as it fills (most lists of a small world stay
-		// short), fourfold: doubling left the chunks it outgrew, as much
-		// again as the last, to the collector (a replayed world's logs
-		// and lists, 6 % of what a replay allocates). The others are
-		// whole at once.
-		c := chunkLen
-		if len(l.full) == 0 {
-			c = min(chunkLen, max(1, 4*len(l.tail)))
-		}
-		t := make([]T, len(l.tail), c)
-		copy(t, l.tail)
-		l.tail = t
+		// Full, or shared with a copy: continue in a chunk of its own.
+		l.tail = Regrown(l.tail, len(l.full) == 0, 1, chunkLen)
 	}
 	l.tail = append(l.tail, v)
 	l.n++
@@ -68,6 +57,23 @@ func (l *List[T]) Append(v T) {
 		l.full = append(l.full, l.tail)
 		l.tail = nil
 	}
+}
+
+// Regrown returns tail copied into room of its own, for at least one more
+// entry: a chunk of size, or for the first chunk (first) fourfold the
+// entries it holds, at least least. The first chunk of an append-only
+// collection grows as it fills (most of a small world's stay short), and
+// fourfold: doubling left the chunks it outgrew, as much again as the
+// last, to the collector (a replayed world's logs and lists, 6 % of what
+// a replay allocates).
+func Regrown[T any](tail []T, first bool, least, size int) []T {
+	c := size
+	if first {
+		c = min(size, max(least, 4*len(tail)))
+	}
+	t := make([]T, len(tail), c)
+	copy(t, tail)
+	return t
 }
 
 // Reserve gives an empty list room for its first n entries (at most a
