@@ -210,14 +210,13 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 		var buf [256]byte
 		t = fmt.Appendf(buf[:0], "broker %d rejects %s on %s: %s", b.ID, seqText(&h), tp, ar.Explain(tp, logEnd))
 	}
-	var decision *producerstate.Decision
-	if ar.Checked {
-		decision = slab.Decision(&ar.Decision)
-	}
 	// Written straight into the slab: With would copy the event for each
 	// of its fifteen attributes.
 	producer, errName := m.From.String(), ar.Error.Name()
-	a := slab.Begin(128 + len(t) + len(tp) + len(producer) + len(errName) + 8)
+	a := slab.Begin(128 + producerstate.MaxPackedDecision + len(t) + len(tp) + len(producer) + len(errName) + 8)
+	if ar.Checked {
+		a = a.Decision(&ar.Decision)
+	}
 	if len(t) > 0 {
 		a = a.Text(t)
 	}
@@ -241,9 +240,7 @@ func (b *Broker) emitDecision(m *msg.Message, pb *msg.ProduceBatch, ar *partitio
 	if len(t) == 0 {
 		a = a.Say(trace.SentenceAppend).Arg(ar.LastOffset - ar.BaseOffset)
 	}
-	attrs := slab.Done(a)
-	e := env.Event("produce.decision")
-	e.Attrs, e.Decision = attrs, decision
+	env.Event("produce.decision").Attrs = slab.Done(a)
 }
 
 // decisionHeader is the part of ParseHeader(b)'s header a decision event

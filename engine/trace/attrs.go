@@ -96,8 +96,16 @@ const inlineKey = 0xff
 // arguments.
 const sentenceKey = 0xfe
 
-// The table's numbers fit in the key's byte, below sentenceKey.
-var _ [sentenceKey - len(keys)]struct{}
+// decisionKey marks a produce.decision's decision, packed, at the very
+// start of the attributes (Builder.Decision): read as no attribute.
+const decisionKey = 0xfd
+
+// The table's numbers fit in the key's byte, below decisionKey; a packed
+// decision's length fits a byte.
+var (
+	_ [decisionKey - len(keys)]struct{}
+	_ [255 - producerstate.MaxPackedDecision]struct{}
+)
 
 // maxKeyLen is the length of the table's longest key.
 const maxKeyLen = 18

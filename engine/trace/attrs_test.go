@@ -90,8 +90,8 @@ func TestEventsEqualByContent(t *testing.T) {
 	var s1, s2 Slab
 	d := producerstate.Decision{EntryLastSeq: 4}
 	mk := func(s *Slab, partition string) Event {
-		a := s.Begin(64).Text([]byte("broker 1 appends")).Int(KeyBroker, 1).Str(KeyPartition, partition).Path(KeyPath, d.Path)
-		return Event{Kind: "produce.decision", Decision: s.Decision(&d), Attrs: s.Done(a)}
+		a := s.Begin(64).Decision(&d).Text([]byte("broker 1 appends")).Int(KeyBroker, 1).Str(KeyPartition, partition).Path(KeyPath, d.Path)
+		return Event{Kind: "produce.decision", Attrs: s.Done(a)}
 	}
 	a := mk(&s1, s1.Partition("orders", 0))
 	b := mk(&s2, string([]byte("orders-0"))) // the same text, made elsewhere
@@ -101,8 +101,39 @@ func TestEventsEqualByContent(t *testing.T) {
 	if c := mk(&s2, "orders-1"); reflect.DeepEqual(a, c) {
 		t.Fatal("events with different partitions are equal")
 	}
-	if a.Decision == b.Decision {
-		t.Fatal("two events share a decision")
+	if got := a.Decision(); got == nil || *got != d || a.Decision() == got {
+		t.Fatalf("the event keeps the decision %+v, want %+v, a copy of it each time", got, d)
+	}
+}
+
+// An event's decision comes before its text and its attributes, which
+// read as they do without one: in order, the same text, the same JSON.
+func TestDecisionReadsAsNoAttribute(t *testing.T) {
+	var s Slab
+	d := producerstate.Decision{Outcome: producerstate.Append, EntryLastSeq: 7, Batch: producerstate.Batch{ProducerID: 9, MaxTimestamp: 1 << 41}}
+	for _, text := range []string{"", "broker 1 appends"} {
+		build := func(withDecision bool) Event {
+			a := s.Begin(64)
+			if withDecision {
+				a = a.Decision(&d)
+			}
+			if text != "" {
+				a = a.Text([]byte(text))
+			}
+			a = a.Int(KeyBroker, 1).Str(KeyPartition, "orders-0")
+			return Event{Step: 3, Kind: "produce.decision", Attrs: s.Done(a)}
+		}
+		with, without := build(true), build(false)
+		if with.HasDecision() == without.HasDecision() || without.Decision() != nil || *with.Decision() != d {
+			t.Fatalf("text %q: decisions %v and %v", text, with.Decision(), without.Decision())
+		}
+		if with.Text() != without.Text() || string(with.AppendJSON(nil)) != string(without.AppendJSON(nil)) || with.Attrs.Len() != 2 {
+			t.Fatalf("text %q: with a decision the event reads %q %s, without %q %s", text, with.Text(), with.AppendJSON(nil), without.Text(), without.AppendJSON(nil))
+		}
+		with.SetText("said again")
+		if with.Text() != "said again" || *with.Decision() != d || with.Int("broker") != 1 {
+			t.Fatalf("text %q: after SetText, %q, decision %v, broker %d", text, with.Text(), with.Decision(), with.Int("broker"))
+		}
 	}
 }
 

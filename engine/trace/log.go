@@ -2,7 +2,7 @@ package trace
 
 import "iter"
 
-// logChunk is how many events a chunk of a Log holds (320 KB of them).
+// logChunk is how many events a chunk of a Log holds (224 KB of them).
 const logChunk = 4096
 
 // Log is a trace that grows without ever moving or copying its events:
@@ -116,7 +116,7 @@ func (l *Log) Add(e Event) { l.AddAt(&e, e.Step, e.TimeMs) }
 
 // AddAt adds a pending event: *e's content, at the given step and time
 // (a world stamps its events as it adds them). By pointer, and with the
-// room found here while the last chunk has some: an event is 80 bytes,
+// room found here while the last chunk has some: an event is 56 bytes,
 // and copying it from call to call cost more than writing it.
 func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 	if len(l.free) == 0 {
@@ -125,17 +125,13 @@ func (l *Log) AddAt(e *Event, step int, timeMs int64) {
 	d := &l.free[0]
 	l.free = l.free[1:]
 	// Field by field: a struct copy would take the collector's bulk write
-	// barrier for the event's four pointers whenever it is marking, and
-	// the room is zero, so a nil decision need not be written at all.
+	// barrier for the event's pointers whenever it is marking.
 	d.Step, d.TimeMs, d.Kind, d.Attrs = step, timeMs, e.Kind, e.Attrs
-	if e.Decision != nil {
-		d.Decision = e.Decision
-	}
 	l.p++
 }
 
 // Next adds a pending event of kind k at the given step and time and
-// returns it, for the caller to fill in (its Attrs and Decision)
+// returns it, for the caller to fill in (its Attrs)
 // before the Log is used again: the hottest events are written where the
 // Log keeps them, instead of built elsewhere and copied in.
 //

@@ -3,8 +3,6 @@ package trace
 import (
 	"strconv"
 	"testing"
-
-	"github.com/eoslab/eoslab/engine/producerstate"
 )
 
 func ev(i int) Event { e := New("k", strconv.Itoa(i)); e.Step = i; return e }
@@ -110,30 +108,5 @@ func TestLogPending(t *testing.T) {
 	}
 	if got := f.Commit(); len(got) != 2 || got[0].Kind != "k" || f.Len() != 3 {
 		t.Fatalf("the fork's pending events: %v", got)
-	}
-}
-
-// An event added without a decision has none, also where a dropped event
-// with one was, in a fork and in a view that goes on.
-func TestLogAddKeepsNoDecision(t *testing.T) {
-	var d producerstate.Decision
-	var l Log
-	l.Add(Event{Step: 0, Decision: &d})
-	l.Drop(1)
-	l.Add(Event{Step: 1})
-	if e := l.TakePending(); len(e) != 1 || e[0].Decision != nil || e[0].Step != 1 {
-		t.Fatalf("after a drop: %+v", e)
-	}
-	l.Add(Event{Step: 2, Decision: &d})
-	l.Commit()
-	v := l.View()
-	f := l.Fork()
-	l.Add(Event{Step: 3, Decision: &d})
-	f.Add(Event{Step: 3})
-	v.Add(Event{Step: 3})
-	f.Commit()
-	v.Commit()
-	if f.At(1).Decision != nil || v.At(1).Decision != nil || f.At(0).Decision != &d {
-		t.Fatal("an event added without a decision has one")
 	}
 }

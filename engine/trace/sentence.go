@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/producerstate"
 	"github.com/eoslab/eoslab/engine/record"
 )
 
@@ -72,23 +73,56 @@ func appendText(a Attrs, text string) Attrs {
 	return append(appendLen(append(a, sentenceKey, byte(sentenceText)), len(text)), text...)
 }
 
-// text is the text the attributes start with, if they do.
+// text is the text the attributes start with, if they do (after a
+// decision).
 func (a Attrs) text() (string, bool) {
-	if len(a) < 3 || a[0] != sentenceKey || a[1] != byte(sentenceText) {
+	d := a.decisionEnd()
+	if len(a) < d+3 || a[d] != sentenceKey || a[d+1] != byte(sentenceText) {
 		return "", false
 	}
-	n, k := binary.Uvarint(a[2:])
-	return a.str(2+k, int(n)), true
+	n, k := binary.Uvarint(a[d+2:])
+	return a.str(d+2+k, int(n)), true
 }
 
-// start is where the attributes proper start: after the text, if the
-// attributes start with one.
+// start is where the attributes proper start: after the decision and the
+// text, if the attributes start with them.
 func (a Attrs) start() int {
-	if len(a) < 3 || a[0] != sentenceKey || a[1] != byte(sentenceText) {
+	d := a.decisionEnd()
+	if len(a) < d+3 || a[d] != sentenceKey || a[d+1] != byte(sentenceText) {
+		return d
+	}
+	n, k := binary.Uvarint(a[d+2:])
+	return d + 2 + k + int(n)
+}
+
+// decisionEnd is where a decision the attributes start with ends (0:
+// none): decisionKey, the packed decision's length and its bytes.
+func (a Attrs) decisionEnd() int {
+	if len(a) < 2 || a[0] != decisionKey {
 		return 0
 	}
-	n, k := binary.Uvarint(a[2:])
-	return 2 + k + int(n)
+	return 2 + int(a[1])
+}
+
+// decision is the decision the attributes start with, if they do.
+func (a Attrs) decision() (producerstate.Decision, bool) {
+	end := a.decisionEnd()
+	if end == 0 || end > len(a) {
+		return producerstate.Decision{}, false
+	}
+	d, n, ok := producerstate.UnpackDecision(a[2:end])
+	return d, ok && n == end-2
+}
+
+// Decision starts the attributes with a produce.decision's decision,
+// packed (Event.Decision unpacks it): it must come first, before the
+// text. Every number of it is said by the event's attributes too, but
+// not as the decision tree reads them.
+func (b Builder) Decision(d *producerstate.Decision) Builder {
+	b = append(b, decisionKey, 0)
+	b = Builder(d.AppendPacked(b))
+	b[1] = byte(len(b) - 2) // at most MaxPackedDecision, which a byte holds
+	return b
 }
 
 // Text starts the attributes with the event's text, kept as it is (a

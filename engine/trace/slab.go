@@ -3,21 +3,16 @@ package trace
 import (
 	"strconv"
 	"unsafe"
-
-	"github.com/eoslab/eoslab/engine/producerstate"
 )
 
-// Sizes of a Slab's blocks: a few hundred events' worth each.
-const (
-	slabText      = 16 << 10
-	slabDecisions = 64
-)
+// slabText is the size of a Slab's blocks: a few hundred events' worth.
+const slabText = 16 << 10
 
 // Slab is where the hottest events (those of the produce path) take their
 // room, so that a traced step allocates once every few hundred events
 // instead of several times an event: their packed attributes (which hold
-// or say their texts) and their decisions are cut from shared blocks, and
-// partition names are made once. Nothing handed out is ever written again,
+// or say their texts, and a decision's decision) are cut from shared
+// blocks, and partition names are made once. Nothing handed out is ever written again,
 // or shared between two events. The blocks hold no pointers, so the
 // collector does not scan them.
 //
@@ -26,7 +21,6 @@ const (
 // bytes); what the old one handed out stays valid.
 type Slab struct {
 	text   []byte
-	decs   []producerstate.Decision
 	names  map[string][]string // partition names by topic, by partition
 	topic  string              // the topic last asked for, and its names
 	tnames []string
@@ -80,15 +74,6 @@ func (s *Slab) room(n int) {
 	if cap(s.text)-len(s.text) < n {
 		s.text = make([]byte, 0, slabText)
 	}
-}
-
-// Decision returns a copy of d kept in the slab, for Event.Decision.
-func (s *Slab) Decision(d *producerstate.Decision) *producerstate.Decision {
-	if len(s.decs) == cap(s.decs) {
-		s.decs = make([]producerstate.Decision, 0, slabDecisions)
-	}
-	s.decs = append(s.decs, *d)
-	return &s.decs[len(s.decs)-1]
 }
 
 // Partition returns topic-partition's name (msg.TP's String), made once.

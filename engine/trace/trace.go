@@ -22,12 +22,23 @@ type Event struct {
 	Step   int
 	TimeMs int64
 	Kind   Kind
-	Attrs  Attrs // and the human sentence, first or rendered from them (Text)
-
-	// Decision is set on produce.decision events: the broker's verdict with
-	// the path of checks it took, for the UI's decision tree.
-	Decision *producerstate.Decision
+	Attrs  Attrs // and the human sentence, first or rendered from them (Text), and a decision (Decision)
 }
+
+// Decision is the broker's verdict with the path of checks it took, for
+// the UI's decision tree, on a produce.decision event that keeps one
+// (Builder.Decision), or nil. Each call unpacks a copy of it.
+func (e *Event) Decision() *producerstate.Decision {
+	d, ok := e.Attrs.decision()
+	if !ok {
+		return nil
+	}
+	return &d
+}
+
+// HasDecision reports whether the event keeps a decision, without
+// unpacking it.
+func (e *Event) HasDecision() bool { return len(e.Attrs) > 0 && e.Attrs[0] == decisionKey }
 
 // Attr is one key/value of an event.
 type Attr struct {
@@ -99,8 +110,8 @@ func (e *Event) AppendText(b []byte) []byte {
 
 // SetText sets the event's sentence.
 func (e *Event) SetText(text string) {
-	a := e.Attrs[e.Attrs.start():]
-	e.Attrs = append(appendText(make(Attrs, 0, 8+len(text)+len(a)), text), a...)
+	d, a := e.Attrs[:e.Attrs.decisionEnd()], e.Attrs[e.Attrs.start():]
+	e.Attrs = append(appendText(append(make(Attrs, 0, len(d)+8+len(text)+len(a)), d...), text), a...)
 }
 
 // With appends an attribute and returns the event (for chaining).

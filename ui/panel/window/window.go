@@ -102,7 +102,7 @@ func (m *Model) render() {
 		if fold.head {
 			head, mem = nil, nil
 		}
-		checks := m.tree(dec.Decision, fold.unasked, len(tree())+spare)
+		checks := m.tree(dec.Decision(), fold.unasked, len(tree())+spare)
 		return append(append(append(append(append([]string{}, head...), mem...), incoming...), checks...), verdict...)
 	}
 	// What it needs: every line, the answers not taken counted rather
@@ -131,7 +131,7 @@ type folding struct{ others, unasked, head bool }
 // the checks it made.
 func (m *Model) decision(tp string) *trace.Event {
 	for _, e := range m.d.Trace.Backward() {
-		if e.Kind == "produce.decision" && e.Str("partition") == tp && e.Decision != nil {
+		if e.Kind == "produce.decision" && e.Str("partition") == tp && e.HasDecision() {
 			return e
 		}
 	}
@@ -190,7 +190,7 @@ func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event, f
 	out := box.Reflow(m.st.Muted.Render(fmt.Sprintf("  epoch %d, last seq %d; %d of 5 kept (seq → offsets):", entry.Epoch, entry.LastSeq, len(entry.Batches))), m.w, 2)
 	var in *producerstate.Batch
 	if dec != nil && dec.Int("producer_id") == pid {
-		in = &dec.Decision.Batch
+		in = &dec.Decision().Batch
 	}
 	for i, b := range entry.Batches {
 		line := fmt.Sprintf("  %d  %-9s → %-11s", i+1,
@@ -234,7 +234,7 @@ func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event) int {
 	}
 	n = max(n, ansi.StringWidth(m.incoming(dec)), 2+1+2+9+3+11+len("◀ = incoming: duplicate"))
 	for _, br := range tree() {
-		taken := dec.Decision.Path.Result(br.check)
+		taken := dec.Decision().Path.Result(br.check)
 		if taken == 0 {
 			continue
 		}
@@ -256,7 +256,7 @@ func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event) int {
 }
 
 func (m *Model) incoming(dec *trace.Event) string {
-	d := dec.Decision
+	d := dec.Decision()
 	b := d.Batch
 	s := fmt.Sprintf("incoming: id %d epoch %d seq %d-%d", b.ProducerID, b.Epoch, b.BaseSeq, b.LastSeq())
 	if d.EntryLastSeq >= 0 {
@@ -380,7 +380,7 @@ func short(r producerstate.Result) string {
 }
 
 func (m *Model) verdict(dec *trace.Event) string {
-	d := dec.Decision
+	d := dec.Decision()
 	style := m.st.Outcome(d.Outcome.String())
 	head := "⇒ " + strings.ToUpper(d.Outcome.String())
 	return style.Bold(true).Render(head) + ": " + dec.Text()
