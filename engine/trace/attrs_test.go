@@ -196,7 +196,13 @@ func TestKeyTable(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: the builder packs % x, Append % x", name, got, want)
 		}
-		if got[0] != byte(k) || len(got) != 4+11+3+12+9 {
+		// The produce path's keys fold an integer's, a text's and a
+		// boolean's kind into their byte.
+		first, size := byte(k), 4+11+3+12+9
+		if k < foldedKeys {
+			first, size = foldedBase+byte(k), size-3
+		}
+		if got[0] != first || len(got) != size {
 			t.Fatalf("%q: packed as % x: not by its number", name, got)
 		}
 		var vals []string

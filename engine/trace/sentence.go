@@ -165,6 +165,9 @@ func (a Attrs) appendSentence(b []byte) []byte {
 	i := a.start()
 	for i < len(a) && a[i] != sentenceKey {
 		k := a[i]
+		if k >= foldedBase && k < foldedBase+3*foldedKeys {
+			k = (k - foldedBase) % foldedKeys
+		}
 		at, next := a.at(i)
 		if k < byte(len(v)) {
 			v[k] = at.Val
