@@ -215,12 +215,16 @@ func appendPayload(b []byte, v *Value) []byte {
 	return append(appendLen(b, len(v.s)), v.s...)
 }
 
-// appendInt appends v as a varint (zig-zag, as binary.PutVarint).
+// appendInt appends v as a varint (zig-zag, as binary.AppendVarint), in
+// a loop rather than a call, so that Builder.Int, which folds a key,
+// still fits the compiler's inlining budget.
 func appendInt(b []byte, v int64) []byte {
-	if u := uint64(v)<<1 ^ uint64(v>>63); u < 0x80 {
-		return append(b, byte(u))
+	u := uint64(v)<<1 ^ uint64(v>>63)
+	for u >= 0x80 {
+		b = append(b, byte(u)|0x80)
+		u >>= 7
 	}
-	return binary.AppendVarint(b, v)
+	return append(b, byte(u))
 }
 
 // appendLen appends n as a uvarint.
@@ -336,17 +340,21 @@ type Builder []byte
 // Int appends an integer attribute.
 func (b Builder) Int(k Key, v int64) Builder {
 	if k < foldedKeys {
-		return appendInt(append(b, foldedBase+byte(k)), v)
+		b = append(b, foldedBase+byte(k))
+	} else {
+		b = append(b, byte(k), 'i')
 	}
-	return appendInt(append(b, byte(k), 'i'), v)
+	return appendInt(b, v)
 }
 
 // Str appends a text attribute.
 func (b Builder) Str(k Key, v string) Builder {
 	if k < foldedKeys {
-		return append(appendLen(append(b, foldedBase+foldedKeys+byte(k)), len(v)), v...)
+		b = append(b, foldedBase+foldedKeys+byte(k))
+	} else {
+		b = append(b, byte(k), 's')
 	}
-	return append(appendLen(append(b, byte(k), 's'), len(v)), v...)
+	return append(appendLen(b, len(v)), v...)
 }
 
 // Bool appends a boolean attribute.
