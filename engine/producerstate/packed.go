@@ -3,6 +3,7 @@ package producerstate
 import (
 	"encoding/binary"
 
+	"github.com/eoslab/eoslab/engine/internal/wire"
 	"github.com/eoslab/eoslab/engine/kerr"
 )
 
@@ -14,35 +15,25 @@ const MaxPackedDecision = 13*binary.MaxVarintLen64 + 1 + 5 + 4
 // its event's attributes, where the decision itself took 88 bytes and a
 // pointer for the collector to follow.
 func (d *Decision) AppendPacked(b []byte) []byte {
-	b = appendVarint(b, d.Batch.ProducerID)
-	b = appendVarint(b, d.Batch.MaxTimestamp)
-	b = appendVarint(b, int64(d.Batch.BaseSeq))
-	b = appendVarint(b, int64(d.Batch.LastOffsetDelta))
-	b = appendVarint(b, int64(d.Batch.Epoch))
-	b = appendVarint(b, int64(d.Original.LastSeq))
-	b = appendVarint(b, int64(d.Original.OffsetDelta))
-	b = appendVarint(b, d.Original.LastOffset)
-	b = appendVarint(b, d.Original.Timestamp)
-	b = appendVarint(b, int64(d.EntryLastSeq))
-	b = appendVarint(b, int64(d.WindowFirst))
-	b = appendVarint(b, int64(d.EntryEpoch))
-	b = appendVarint(b, int64(d.Error))
+	b = wire.AppendVarlong(b, d.Batch.ProducerID)
+	b = wire.AppendVarlong(b, d.Batch.MaxTimestamp)
+	b = wire.AppendVarlong(b, int64(d.Batch.BaseSeq))
+	b = wire.AppendVarlong(b, int64(d.Batch.LastOffsetDelta))
+	b = wire.AppendVarlong(b, int64(d.Batch.Epoch))
+	b = wire.AppendVarlong(b, int64(d.Original.LastSeq))
+	b = wire.AppendVarlong(b, int64(d.Original.OffsetDelta))
+	b = wire.AppendVarlong(b, d.Original.LastOffset)
+	b = wire.AppendVarlong(b, d.Original.Timestamp)
+	b = wire.AppendVarlong(b, int64(d.EntryLastSeq))
+	b = wire.AppendVarlong(b, int64(d.WindowFirst))
+	b = wire.AppendVarlong(b, int64(d.EntryEpoch))
+	b = wire.AppendVarlong(b, int64(d.Error))
 	flags := byte(d.Outcome) & 0x3f
 	if d.Batch.Transactional {
 		flags |= 0x40
 	}
 	b = append(b, flags, d.WindowLen, byte(d.Match))
 	return d.Path.AppendPacked(b)
-}
-
-// appendVarint is binary.AppendVarint, in a loop the compiler inlines.
-func appendVarint(b []byte, v int64) []byte {
-	u := uint64(v)<<1 ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
 }
 
 // UnpackDecision reads a decision AppendPacked wrote and returns it with

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"encoding/binary"
+	"github.com/eoslab/eoslab/engine/internal/wire"
 	"github.com/eoslab/eoslab/engine/producerstate"
 	"iter"
 	"slices"
@@ -215,17 +216,10 @@ func appendPayload(b []byte, v *Value) []byte {
 	return append(appendLen(b, len(v.s)), v.s...)
 }
 
-// appendInt appends v as a varint (zig-zag, as binary.AppendVarint), in
-// a loop rather than a call, so that Builder.Int, which folds a key,
+// appendInt appends v as a varint (zig-zag, as binary.AppendVarint), by
+// wire's loop rather than a call, so that Builder.Int, which folds a key,
 // still fits the compiler's inlining budget.
-func appendInt(b []byte, v int64) []byte {
-	u := uint64(v)<<1 ^ uint64(v>>63)
-	for u >= 0x80 {
-		b = append(b, byte(u)|0x80)
-		u >>= 7
-	}
-	return append(b, byte(u))
-}
+func appendInt(b []byte, v int64) []byte { return wire.AppendVarlong(b, v) }
 
 // appendLen appends n as a uvarint.
 func appendLen(b []byte, n int) []byte {
