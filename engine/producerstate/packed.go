@@ -7,8 +7,10 @@ import (
 	"github.com/eoslab/eoslab/engine/kerr"
 )
 
-// MaxPackedDecision is the most bytes AppendPacked writes for a decision.
-const MaxPackedDecision = 13*binary.MaxVarintLen64 + 1 + 5 + 4
+// MaxPackedDecision is the most bytes AppendPacked writes for a decision:
+// thirteen varints, three bytes (outcome and flags, window length,
+// match), and the path's length and steps.
+const MaxPackedDecision = 13*binary.MaxVarintLen64 + 3 + 1 + len(Path{}.steps)
 
 // AppendPacked appends d, packed: its numbers as varints, its path as
 // Path.AppendPacked writes it. A traced produce keeps its decision so, in

@@ -15,7 +15,10 @@ import (
 // docs/trace.md fixes (keys), or inlineKey followed by the key's length
 // (a uvarint) and its bytes for any other key — then the value's kind
 // (one byte) and the value: an integer as a varint, a boolean as one
-// byte, a text as its length (a uvarint) and its bytes.
+// byte, a text as its length (a uvarint) and its bytes. The produce
+// path's keys fold an integer's, a text's or a boolean's kind into their
+// byte (foldedBase). A produce.decision's decision, packed, may come
+// first (decisionKey), and a sentence first or last (sentenceKey).
 //
 // Packed, an event's attributes hold no pointers, so the collector never
 // scans them however long the trace grows, and they take about a sixth

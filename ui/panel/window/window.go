@@ -76,16 +76,16 @@ func (m *Model) render() {
 		m.view = box.Fit(m.st.Muted.Render("no partition in focus"), m.w, m.h)
 		return
 	}
-	dec := m.decision(pv.Name)
+	dec, d := m.decision(pv.Name)
 	pid := m.producerID(dec)
 	head := box.Reflow(m.header(pv, pid, dec), m.w, 2)
 	if dec == nil {
 		lines := head
 		if pid >= 0 {
-			lines = append(lines, m.remembered(pv, pid, dec, false)...)
+			lines = append(lines, m.remembered(pv, pid, dec, d, false)...)
 		}
 		lines = append(lines, box.Reflow(m.st.Muted.Render("no decision on "+pv.Name+" yet: the tree lights up when a leader judges a batch"), m.w, 0)...)
-		m.need = panel.Need{Width: m.want(pv, pid, dec), Height: len(lines)}
+		m.need = panel.Need{Width: m.want(pv, pid, dec, d), Height: len(lines)}
 		m.view = box.Fit(strings.Join(lines, "\n"), m.w, m.h)
 		return
 	}
@@ -93,21 +93,21 @@ func (m *Model) render() {
 	// rows are short the rest gives way — first the batches the incoming
 	// one does not match, then the checks never asked, folded into one
 	// line, then the header and the window — before anything is cut.
-	verdict := box.Reflow(m.verdict(dec), m.w, 0)
-	incoming := box.Reflow(m.incoming(dec), m.w, 2)
+	verdict := box.Reflow(m.verdict(dec, d), m.w, 0)
+	incoming := box.Reflow(m.incoming(d), m.w, 2)
 	// The first way of folding that fits without the answers' extra
 	// lines is kept; the rows left then go to those lines.
 	build := func(fold folding, spare int) []string {
-		head, mem := head, m.remembered(pv, pid, dec, fold.others)
+		head, mem := head, m.remembered(pv, pid, dec, d, fold.others)
 		if fold.head {
 			head, mem = nil, nil
 		}
-		checks := m.tree(dec.Decision(), fold.unasked, len(tree())+spare)
+		checks := m.tree(d, fold.unasked, len(tree())+spare)
 		return append(append(append(append(append([]string{}, head...), mem...), incoming...), checks...), verdict...)
 	}
 	// What it needs: every line, the answers not taken counted rather
 	// than listed on lines of their own (those only take rows to spare).
-	m.need = panel.Need{Width: m.want(pv, pid, dec), Height: len(build(folding{}, 0))}
+	m.need = panel.Need{Width: m.want(pv, pid, dec, d), Height: len(build(folding{}, 0))}
 	var fold folding
 	for _, fold = range []folding{{}, {others: true}, {true, true, false}, {true, true, true}} {
 		if len(build(fold, 0)) <= m.h {
@@ -128,14 +128,14 @@ func (m *Model) render() {
 type folding struct{ others, unasked, head bool }
 
 // decision is the latest produce decision on the partition, if it carries
-// the checks it made.
-func (m *Model) decision(tp string) *trace.Event {
+// the checks it made, with the decision unpacked once for the render.
+func (m *Model) decision(tp string) (*trace.Event, *producerstate.Decision) {
 	for _, e := range m.d.Trace.Backward() {
 		if e.Kind == "produce.decision" && e.Str("partition") == tp && e.HasDecision() {
-			return e
+			return e, e.Decision()
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // producerID is whose window to show: the producer in focus if it has an
@@ -182,7 +182,7 @@ func (m *Model) header(pv *sim.PartitionView, pid int64, dec *trace.Event) strin
 
 // remembered lists the window oldest first, marking the batch that
 // matches the incoming one; folded, it keeps only that batch.
-func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event, fold bool) []string {
+func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event, d *producerstate.Decision, fold bool) []string {
 	entry := m.entry(pv, pid)
 	if entry == nil {
 		return box.Reflow(m.st.Muted.Render("  nothing remembered for it here (an unknown producer id)"), m.w, 2)
@@ -190,7 +190,7 @@ func (m *Model) remembered(pv *sim.PartitionView, pid int64, dec *trace.Event, f
 	out := box.Reflow(m.st.Muted.Render(fmt.Sprintf("  epoch %d, last seq %d; %d of 5 kept (seq → offsets):", entry.Epoch, entry.LastSeq, len(entry.Batches))), m.w, 2)
 	var in *producerstate.Batch
 	if dec != nil && dec.Int("producer_id") == pid {
-		in = &dec.Decision().Batch
+		in = &d.Batch
 	}
 	for i, b := range entry.Batches {
 		line := fmt.Sprintf("  %d  %-9s → %-11s", i+1,
@@ -227,14 +227,14 @@ func (m *Model) entry(pv *sim.PartitionView, pid int64) *sim.ProducerStateView {
 // want is how wide the panel's widest line is when nothing wraps: the
 // header, the window's rows, the incoming batch and each check with every
 // answer it has (the verdict flows to any width).
-func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event) int {
+func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event, d *producerstate.Decision) int {
 	n := ansi.StringWidth(m.header(pv, pid, dec))
 	if dec == nil {
 		return n
 	}
-	n = max(n, ansi.StringWidth(m.incoming(dec)), 2+1+2+9+3+11+len("◀ = incoming: duplicate"))
+	n = max(n, ansi.StringWidth(m.incoming(d)), 2+1+2+9+3+11+len("◀ = incoming: duplicate"))
 	for _, br := range tree() {
-		taken := dec.Decision().Path.Result(br.check)
+		taken := d.Path.Result(br.check)
 		if taken == 0 {
 			continue
 		}
@@ -255,8 +255,7 @@ func (m *Model) want(pv *sim.PartitionView, pid int64, dec *trace.Event) int {
 	return n
 }
 
-func (m *Model) incoming(dec *trace.Event) string {
-	d := dec.Decision()
+func (m *Model) incoming(d *producerstate.Decision) string {
 	b := d.Batch
 	s := fmt.Sprintf("incoming: id %d epoch %d seq %d-%d", b.ProducerID, b.Epoch, b.BaseSeq, b.LastSeq())
 	if d.EntryLastSeq >= 0 {
@@ -379,8 +378,7 @@ func short(r producerstate.Result) string {
 	return s
 }
 
-func (m *Model) verdict(dec *trace.Event) string {
-	d := dec.Decision()
+func (m *Model) verdict(dec *trace.Event, d *producerstate.Decision) string {
 	style := m.st.Outcome(d.Outcome.String())
 	head := "⇒ " + strings.ToUpper(d.Outcome.String())
 	return style.Bold(true).Render(head) + ": " + dec.Text()
