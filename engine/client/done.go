@@ -1,20 +1,95 @@
 package client
 
-import "github.com/eoslab/eoslab/engine/internal/hist"
+import (
+	"encoding/binary"
+
+	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+)
+
+// doneBatch is a batch that is done, in the compact form the producer
+// keeps for the rest of its life: what a snapshot shows of it. It keeps
+// no bytes: those of its last send are its fields encoded again (fill),
+// as the producer encoded them then, so that the room a batch was encoded
+// into is collected once the batch is done, as Kafka's producer frees a
+// batch's buffer once it completes. Only bytes that no longer match the
+// fields are kept (doneExtra).
+type doneBatch struct {
+	firstSerial int64
+	baseOffset  int64
+	pid         int64
+	timestamp   int64
+	tp          *msg.TP    // never changed once the batch is done: 8 bytes, not 24
+	extra       *doneExtra // nil but for a key, a chosen value or bytes of their own
+	seq         int32
+	count       int32
+	sends       int32
+	err         kerr.Code
+	epoch       int16
+	state       BatchState
+	sent        bool // it was encoded (prepare): it has bytes
+}
+
+// doneExtra is what few done batches keep besides: the key and the value
+// the application chose, and the bytes of a batch whose sequence was
+// reset after its last send (an epoch bump, a batch before it that
+// failed), which its fields no longer encode.
+type doneExtra struct {
+	key, value []byte
+	bytes      []byte // nil: the fields encode them
+	explicit   bool
+}
+
+// settled is what is kept of b once it is done.
+func (b *Batch) settled() doneBatch {
+	d := doneBatch{firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, pid: b.PID, timestamp: b.Timestamp, tp: &b.ps.tp,
+		seq: b.Seq, count: b.Count, sends: int32(b.Sends), err: b.Err, epoch: b.Epoch, state: b.State, sent: b.Bytes != nil}
+	if b.Key != nil || b.Explicit || b.seqReset && b.Bytes != nil {
+		d.extra = &doneExtra{key: b.Key, value: b.Value, explicit: b.Explicit}
+		if b.seqReset {
+			// prepare encodes the fields a reset changed when the batch is
+			// sent again, and it was not.
+			d.extra.bytes = b.Bytes
+		}
+	}
+	return d
+}
+
+// fill writes the batch d keeps, with this id, into the zero batch b,
+// its bytes encoded by p (whose batch it is) when bytes is set.
+func (d *doneBatch) fill(b *Batch, id int, p *Producer, bytes bool) {
+	b.ID, b.TP, b.Count, b.FirstSerial = id, *d.tp, d.count, d.firstSerial
+	b.PID, b.Epoch, b.Seq, b.Sends, b.State = d.pid, d.epoch, d.seq, int(d.sends), d.state
+	b.BaseOffset, b.Err, b.Timestamp = d.baseOffset, d.err, d.timestamp
+	if x := d.extra; x != nil {
+		b.Key, b.Value, b.Explicit = x.key, x.value, x.explicit
+		if x.bytes != nil {
+			if bytes {
+				b.Bytes = x.bytes
+			}
+			return
+		}
+	}
+	if d.sent && bytes {
+		var sc encodeScratch
+		b.Bytes = p.encodeTo(nil, b, &sc)
+	}
+}
 
 // doneList is the producer's settled batches: the first one on its own,
-// the others in a hist.List made with the second. A quiet producer of a
-// large world has made one batch, and pays for it two pointers and the
-// entry, not a list's 56 bytes and the entry.
+// the others in a doneLog made with the second. A quiet producer of a
+// large world has made one batch, and pays for it a pointer and the
+// entry, not a log's header.
 type doneList struct {
 	first *doneBatch
-	more  *hist.List[doneBatch] // the batches after the first (nil: none)
+	more  *doneLog // the batches after the first (nil: none)
 }
 
 // Len is the number of entries.
 func (l *doneList) Len() int {
 	if l.more != nil {
-		return 1 + l.more.Len()
+		return 1 + l.more.n
 	}
 	if l.first != nil {
 		return 1
@@ -22,32 +97,297 @@ func (l *doneList) Len() int {
 	return 0
 }
 
-// Ptr returns a pointer to entry i, for reading only.
-func (l *doneList) Ptr(i int) *doneBatch {
-	if i == 0 {
-		return l.first
+// add appends d.
+func (l *doneList) add(d *doneBatch, sc *Scratch) {
+	switch {
+	case l.more != nil:
+		l.more.append(d)
+	case l.first == nil:
+		l.first = sc.dones.New()
+		*l.first = *d
+	default:
+		l.more = &doneLog{end: doneMark{prev: *l.first}}
+		l.more.append(d)
 	}
-	return l.more.Ptr(i - 1)
 }
 
-// start appends the first or the second entry; the others go to more
-// (settle appends there itself, inlined).
-func (l *doneList) start(d doneBatch, sc *Scratch) {
-	if l.first == nil {
-		l.first = sc.dones.New() // not &d: d would be moved to the heap before the test
-		*l.first = d
+// each calls f with entry i and each after it, in order, with where
+// each is kept, until f returns false.
+func (l *doneList) each(i int, f func(i int, ref DoneRef, d *doneBatch) bool) {
+	if i == 0 && l.first != nil && !f(0, DoneRef{first: l.first}, l.first) {
 		return
 	}
-	l.more = &hist.List[doneBatch]{}
-	l.more.Append(d)
+	if l.more == nil || i >= l.Len() {
+		return
+	}
+	r := l.more.reader(max(0, i-1))
+	for j := max(1, i); j < l.Len(); j++ {
+		ref := r.ref()
+		d := r.next()
+		if !f(j, ref, &d) {
+			return
+		}
+	}
 }
 
-// Clone returns a doneList sharing l's entries (hist.List.Clone).
+// at returns entry i.
+func (l *doneList) at(i int) doneBatch {
+	if i == 0 {
+		return *l.first
+	}
+	r := l.more.reader(i - 1)
+	return r.next()
+}
+
+// ref identifies entry i by where it is kept (DoneRef).
+func (l *doneList) ref(i int) DoneRef {
+	if i == 0 {
+		return DoneRef{first: l.first}
+	}
+	r := l.more.reader(i - 1)
+	return r.ref()
+}
+
+// Clone returns a doneList sharing l's entries.
 func (l *doneList) Clone() doneList {
 	c := doneList{first: l.first}
 	if l.more != nil {
-		m := l.more.Clone()
+		m := l.more.clone()
 		c.more = &m
 	}
 	return c
+}
+
+// DoneRef identifies a settled batch by where its producer keeps it:
+// producers share the entries of a history they share (a clone, a world
+// rewound), so equal refs mean the same batch.
+type DoneRef struct {
+	first *doneBatch
+	block *byte
+	pos   int
+}
+
+// doneLog is a producer's settled batches after the first, each encoded
+// in a few bytes as it differs from the one before, in blocks that never
+// move once written: a produce in a loop adds about 7 bytes, where a
+// doneBatch took 72 with two pointers for the collector to follow. The
+// partitions and the rare extras are kept apart, numbered.
+//
+// Entries never change once appended, so a clone shares them all, and the
+// first append after it copies at most the open block. Reading is in
+// order from an entry (reader); every doneMarkEvery-th entry's place is
+// marked with the entry before it, so that a reader starts near any
+// entry.
+//
+// An entry is a flags byte and varints, d against the entry before, p:
+//
+//	flags     sameTP | nextSerial | samePID | hasExtra | sent | plain | state (2 bits)
+//	tp        !sameTP: its number in tps
+//	serial    !nextSerial: zigzag, d.firstSerial - p.firstSerial - p.count
+//	pid       !samePID: zigzag pid, then epoch
+//	extra     hasExtra: its number in extras
+//	sends     !plain (1 send, no error): sends, then the error code (zigzag)
+//	seq       zigzag, d.seq - p.seq - p.count
+//	offset    zigzag, d.baseOffset - p.baseOffset - p.count
+//	count     d.count
+//	time      zigzag, d.timestamp - p.timestamp
+type doneLog struct {
+	full   [][]byte // sealed blocks, each at most doneBlock long
+	tail   []byte   // the open block; tail[len:cap] belongs to this log alone
+	marks  hist.List[doneMark]
+	tps    hist.List[msg.TP]
+	extras hist.List[doneExtra]
+	n      int
+	end    doneMark // where the next entry goes and the entry before it
+}
+
+// doneMark is where a reader is: the entry's first byte and the entry
+// before it, decoded.
+type doneMark struct {
+	off  int64 // block<<donePosBits | the byte in the block
+	prev doneBatch
+}
+
+const (
+	doneBlock     = 4 << 10
+	donePosBits   = 13
+	doneMarkEvery = 64
+	maxDoneEntry  = 1 + 11*binary.MaxVarintLen64
+
+	doneSameTP     = 1 << 0
+	doneNextSerial = 1 << 1
+	doneSamePID    = 1 << 2
+	doneHasExtra   = 1 << 3
+	doneSent       = 1 << 4
+	donePlain      = 1 << 5
+	doneStateShift = 6
+)
+
+// append adds d, whose state is done (Acked, Failed or Expired).
+func (l *doneLog) append(d *doneBatch) {
+	if uint(l.n)%doneMarkEvery == 0 {
+		l.marks.Append(l.end)
+	}
+	if len(l.tail)+maxDoneEntry > cap(l.tail) {
+		l.room()
+	}
+	p := &l.end.prev
+	e := l.tail[len(l.tail) : len(l.tail)+maxDoneEntry]
+	flags := byte(d.state-Acked) << doneStateShift
+	k := 1
+	if *d.tp == *p.tp {
+		flags |= doneSameTP
+		d.tp = p.tp // the log's own, which a reader hands out
+	} else {
+		k += binary.PutUvarint(e[k:], uint64(l.tpNumber(d)))
+	}
+	if d.firstSerial == p.firstSerial+int64(p.count) {
+		flags |= doneNextSerial
+	} else {
+		k += binary.PutVarint(e[k:], d.firstSerial-p.firstSerial-int64(p.count))
+	}
+	if d.pid == p.pid && d.epoch == p.epoch {
+		flags |= doneSamePID
+	} else {
+		k += binary.PutVarint(e[k:], d.pid)
+		k += binary.PutVarint(e[k:], int64(d.epoch))
+	}
+	if d.extra != nil {
+		flags |= doneHasExtra
+		k += binary.PutUvarint(e[k:], uint64(l.extras.Len()))
+		l.extras.Append(*d.extra)
+		d.extra = l.extras.Last()
+	}
+	if d.sent {
+		flags |= doneSent
+	}
+	if d.sends == 1 && d.err == 0 {
+		flags |= donePlain
+	} else {
+		k += binary.PutVarint(e[k:], int64(d.sends))
+		k += binary.PutVarint(e[k:], int64(d.err))
+	}
+	k += binary.PutVarint(e[k:], int64(d.seq)-int64(p.seq)-int64(p.count))
+	k += binary.PutVarint(e[k:], d.baseOffset-p.baseOffset-int64(p.count))
+	k += binary.PutVarint(e[k:], int64(d.count))
+	k += binary.PutVarint(e[k:], d.timestamp-p.timestamp)
+	e[0] = flags
+	l.tail = l.tail[:len(l.tail)+k]
+	l.end.off = int64(len(l.full))<<donePosBits | int64(len(l.tail))
+	l.end.prev = *d
+	l.n++
+}
+
+// tpNumber is d's partition's number in tps, numbered if it is new.
+func (l *doneLog) tpNumber(d *doneBatch) int {
+	for i := l.tps.Len() - 1; i >= 0; i-- { // a producer writes to 64 partitions at most
+		if t := l.tps.Ptr(i); *t == *d.tp {
+			d.tp = t
+			return i
+		}
+	}
+	l.tps.Append(*d.tp)
+	d.tp = l.tps.Last()
+	return l.tps.Len() - 1
+}
+
+// room makes room in the open block for an entry of any size: a new block
+// when the open one would grow past doneBlock, so that an entry never
+// straddles two.
+func (l *doneLog) room() {
+	if len(l.tail)+maxDoneEntry > doneBlock {
+		l.full = append(l.full, l.tail)
+		l.tail = nil
+	}
+	// Full, or shared with a copy: continue in room of its own.
+	l.tail = hist.Regrown(l.tail, len(l.full) == 0, 2*maxDoneEntry, doneBlock)
+}
+
+// clone returns a log sharing l's entries.
+func (l *doneLog) clone() doneLog {
+	c := *l
+	c.full = l.full[:len(l.full):len(l.full)]
+	c.tail = l.tail[:len(l.tail):len(l.tail)]
+	c.marks, c.tps, c.extras = l.marks.Clone(), l.tps.Clone(), l.extras.Clone()
+	return c
+}
+
+// doneReader reads a log's entries in order.
+type doneReader struct {
+	l  *doneLog
+	at doneMark
+}
+
+// reader returns a reader at entry i (< l.n).
+func (l *doneLog) reader(i int) doneReader {
+	r := doneReader{l: l, at: l.marks.At(i / doneMarkEvery)}
+	for range i % doneMarkEvery {
+		r.next()
+	}
+	return r
+}
+
+// locate returns the block the next entry is in, its number and where in
+// it the entry starts.
+func (r *doneReader) locate() ([]byte, int, int) {
+	b, pos := int(r.at.off>>donePosBits), int(r.at.off&(1<<donePosBits-1))
+	if b < len(r.l.full) && pos == len(r.l.full[b]) { // the entry did not fit: it starts the next block
+		b, pos = b+1, 0
+	}
+	if b < len(r.l.full) {
+		return r.l.full[b], b, pos
+	}
+	return r.l.tail, b, pos
+}
+
+// ref identifies the next entry by where it is kept.
+func (r *doneReader) ref() DoneRef {
+	blk, _, pos := r.locate()
+	return DoneRef{block: &blk[:1][0], pos: pos}
+}
+
+// next decodes the entry at r and moves past it.
+func (r *doneReader) next() doneBatch {
+	blk, b, pos := r.locate()
+	e := blk[pos:]
+	p := &r.at.prev
+	flags := e[0]
+	k := 1
+	d := doneBatch{state: Acked + BatchState(flags>>doneStateShift), tp: p.tp, sends: 1, sent: flags&doneSent != 0}
+	uv := func() uint64 {
+		v, n := binary.Uvarint(e[k:])
+		k += n
+		return v
+	}
+	sv := func() int64 {
+		v, n := binary.Varint(e[k:])
+		k += n
+		return v
+	}
+	if flags&doneSameTP == 0 {
+		d.tp = r.l.tps.Ptr(int(uv()))
+	}
+	d.firstSerial = p.firstSerial + int64(p.count)
+	if flags&doneNextSerial == 0 {
+		d.firstSerial += sv()
+	}
+	d.pid, d.epoch = p.pid, p.epoch
+	if flags&doneSamePID == 0 {
+		d.pid = sv()
+		d.epoch = int16(sv())
+	}
+	if flags&doneHasExtra != 0 {
+		d.extra = r.l.extras.Ptr(int(uv()))
+	}
+	if flags&donePlain == 0 {
+		d.sends = int32(sv())
+		d.err = kerr.Code(sv())
+	}
+	d.seq = int32(int64(p.seq) + int64(p.count) + sv())
+	d.baseOffset = p.baseOffset + int64(p.count) + sv()
+	d.count = int32(sv())
+	d.timestamp = p.timestamp + sv()
+	r.at.off = int64(b)<<donePosBits | int64(pos+k)
+	r.at.prev = d
+	return d
 }

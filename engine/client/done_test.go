@@ -1,46 +1,176 @@
 package client
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
 
-// doneList holds what hist.List would: every entry in order, and clones
-// that append without seeing each other's entries, whether they were made
-// with none, one (first alone) or more entries.
-func TestDoneListClones(t *testing.T) {
-	entry := func(i int) doneBatch { return doneBatch{firstSerial: int64(i)} }
+	"github.com/eoslab/eoslab/engine/kerr"
+	"github.com/eoslab/eoslab/engine/msg"
+)
+
+// randomDone is a done batch that follows prev as a producer's next batch
+// mostly does, or, now and then, differs from it in any field, by any
+// amount.
+func randomDone(rng *rand.Rand, prev doneBatch, tps []msg.TP) doneBatch {
+	odd := func() bool { return rng.IntN(4) == 0 }
+	big := func() int64 {
+		switch rng.IntN(3) {
+		case 0:
+			return rng.Int64N(1 << 40)
+		case 1:
+			return -rng.Int64N(1 << 40)
+		}
+		return []int64{math.MaxInt64, math.MinInt64, -1, 0}[rng.IntN(4)]
+	}
+	d := prev
+	d.tp = &tps[rng.IntN(len(tps))]
+	if !odd() && prev.tp != nil {
+		d.tp = prev.tp
+	}
+	d.count = 1 + rng.Int32N(5)
+	d.firstSerial = prev.firstSerial + int64(prev.count)
+	d.seq = prev.seq + prev.count
+	d.baseOffset = prev.baseOffset + int64(prev.count)
+	d.timestamp = prev.timestamp + rng.Int64N(3)
+	d.sends, d.err, d.extra = 1, 0, nil
+	d.state, d.sent = Acked, true
+	if odd() {
+		d.firstSerial = big()
+	}
+	if odd() {
+		d.seq = int32(big())
+	}
+	if odd() {
+		d.baseOffset = big()
+	}
+	if odd() {
+		d.timestamp = big()
+	}
+	if odd() {
+		d.pid, d.epoch = big(), int16(big())
+	}
+	if odd() {
+		d.sends, d.err = rng.Int32N(4), kerr.Code(big())
+	}
+	if odd() {
+		d.state = Acked + BatchState(rng.IntN(3))
+		d.sent = rng.IntN(2) == 0
+	}
+	if odd() {
+		d.extra = &doneExtra{key: []byte{byte(rng.IntN(256))}, explicit: rng.IntN(2) == 0}
+		if rng.IntN(2) == 0 {
+			d.extra.bytes = []byte("stale")
+		}
+	}
+	return d
+}
+
+// sameDone compares done batches by what they hold, not where.
+func sameDone(a, b doneBatch) bool {
+	if (a.extra == nil) != (b.extra == nil) || a.extra != nil && !reflect.DeepEqual(*a.extra, *b.extra) || *a.tp != *b.tp {
+		return false
+	}
+	a.extra, b.extra, a.tp, b.tp = nil, nil, nil, nil
+	return a == b
+}
+
+// The done list keeps every entry as it was appended, whatever it holds,
+// read one at a time or in order from any entry; clones made at any
+// length append without seeing each other's entries, and an entry of a
+// sealed block keeps its ref, in a clone as in the list it shares it with.
+func TestDoneListKeepsEntries(t *testing.T) {
+	tps := []msg.TP{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "audit", Partition: 63}}
+	rng := rand.New(rand.NewPCG(7, 9))
 	var sc Scratch
-	add := func(l *doneList, d doneBatch) { // as settle appends
-		if l.more != nil {
-			l.more.Append(d)
-		} else {
-			l.start(d, &sc)
-		}
-	}
-	check := func(name string, l *doneList, n, offset int) {
-		t.Helper()
-		if l.Len() != n {
-			t.Fatalf("%s: Len %d, want %d", name, l.Len(), n)
-		}
-		for i := range n {
-			want := int64(i)
-			if i >= n-offset {
-				want += 1000
-			}
-			if got := l.Ptr(i).firstSerial; got != want {
-				t.Fatalf("%s: entry %d is %d, want %d", name, i, got, want)
-			}
-		}
-	}
-	for _, at := range []int{0, 1, 2, 3, 255, 256, 257, 600} {
+	for _, at := range []int{0, 1, 2, 3, 64, 65, 200, 1500} {
 		var l doneList
+		var want []doneBatch
+		prev := doneBatch{count: 0}
+		for range at {
+			d := randomDone(rng, prev, tps)
+			prev = d
+			want = append(want, d)
+			l.add(&d, &sc)
+		}
+		var refs []DoneRef
+		sealed := map[*byte]bool{}
 		for i := range at {
-			add(&l, entry(i))
+			refs = append(refs, l.ref(i))
+		}
+		if l.more != nil {
+			for _, b := range l.more.full {
+				sealed[&b[0]] = true
+			}
 		}
 		c := l.Clone()
-		for i := at; i < at+300; i++ {
-			add(&l, entry(i))
-			add(&c, entry(i+1000))
+		cwant := append([]doneBatch(nil), want...)
+		for range 300 {
+			d := randomDone(rng, prev, tps)
+			e := randomDone(rng, prev, tps)
+			prev = d
+			want, cwant = append(want, d), append(cwant, e)
+			l.add(&d, &sc)
+			c.add(&e, &sc)
 		}
-		check("original", &l, at+300, 0)
-		check("clone", &c, at+300, 300)
+		for name, x := range map[string]struct {
+			l    *doneList
+			want []doneBatch
+		}{"original": {&l, want}, "clone": {&c, cwant}} {
+			if x.l.Len() != len(x.want) {
+				t.Fatalf("at %d, %s: Len %d, want %d", at, name, x.l.Len(), len(x.want))
+			}
+			for i, w := range x.want {
+				if got := x.l.at(i); !sameDone(got, w) {
+					t.Fatalf("at %d, %s: entry %d is %+v, want %+v", at, name, i, got, w)
+				}
+			}
+			from := rng.IntN(len(x.want))
+			n := from
+			x.l.each(from, func(i int, ref DoneRef, d *doneBatch) bool {
+				if i != n || !sameDone(*d, x.want[i]) || ref != x.l.ref(i) {
+					t.Fatalf("at %d, %s: each from %d gave entry %d (%+v), want %d (%+v)", at, name, from, i, *d, n, x.want[n])
+				}
+				n++
+				return true
+			})
+			if n != len(x.want) {
+				t.Fatalf("at %d, %s: each from %d stopped at %d of %d", at, name, from, n, len(x.want))
+			}
+		}
+		for i, r := range refs {
+			// Entries of a sealed block never move (those of the open one
+			// move when it grows or when a clone appends).
+			shared := r.first != nil || sealed[r.block]
+			if shared && l.ref(i) != r {
+				t.Fatalf("at %d: entry %d moved", at, i)
+			}
+			if shared != (c.ref(i) == r) {
+				t.Fatalf("at %d: entry %d, sealed or first %v, has refs %v and %v", at, i, shared, r, c.ref(i))
+			}
+		}
+	}
+}
+
+// An entry that follows the one before as a producer's next batch does
+// takes a few bytes.
+func TestDoneLogEntriesAreSmall(t *testing.T) {
+	tp := msg.TP{Topic: "orders"}
+	var l doneList
+	var sc Scratch
+	d := doneBatch{tp: &tp, count: 1, sends: 1, state: Acked, sent: true}
+	for i := range 10_000 {
+		e := d
+		e.firstSerial, e.seq, e.baseOffset, e.timestamp = int64(i), int32(i), int64(i), int64(i)
+		l.add(&e, &sc)
+	}
+	m := l.more
+	n := len(m.tail)
+	for _, b := range m.full {
+		n += len(b)
+	}
+	if per := float64(n) / float64(m.n); per > 7 {
+		t.Fatalf("%.1f bytes an entry, want at most 7", per)
 	}
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"iter"
 	"slices"
 	"strconv"
 
@@ -294,9 +295,7 @@ func (p *Producer) Fatal() string {
 // Scratch is what producers encode their batches with: a world keeps one
 // for all of them, so that a producer keeps no buffers of its own.
 type Scratch struct {
-	enc     record.Encoder
-	recs    []record.Record
-	vals    []byte
+	encodeScratch
 	drained []*Batch
 	// sent is the free room of the chunk batches are encoded into and kept
 	// in, a producer's sent bytes never changing (as a hist.Arena's, but
@@ -365,19 +364,35 @@ func (p *Producer) NumBatches() int { return p.done.Len() + len(p.recent()) }
 func (p *Producer) Settled() int { return p.done.Len() }
 
 // BatchAt returns (a copy of) the batch with id i+1. A settled batch is
-// written field by field into the result, not built and copied.
+// written field by field into the result, not built and copied, and its
+// bytes are encoded again.
 func (p *Producer) BatchAt(i int) (b Batch) {
 	if i < p.done.Len() {
-		p.done.Ptr(i).fill(&b, i+1)
+		d := p.done.at(i)
+		d.fill(&b, i+1, p, true)
 		return b
 	}
 	return *p.s.recent[i-p.done.Len()] // i < NumBatches: not quiet
 }
 
+// SettledFrom yields the settled batches from the i-th (with id i+1) on,
+// in order, each with where it is kept (SettledRef) and read once:
+// without their bytes (Bytes is nil) unless bytes is set, since encoding
+// them again is most of reading them.
+func (p *Producer) SettledFrom(i int, bytes bool) iter.Seq2[DoneRef, Batch] {
+	return func(yield func(DoneRef, Batch) bool) {
+		p.done.each(i, func(j int, ref DoneRef, d *doneBatch) bool {
+			var b Batch
+			d.fill(&b, j+1, p, bytes)
+			return yield(ref, b)
+		})
+	}
+}
+
 // SettledRef identifies settled batch i (i < Settled()) by where it is
 // kept: producers share the entries of a history they share (a clone, a
 // world rewound), so equal refs mean the same batch.
-func (p *Producer) SettledRef(i int) any { return p.done.Ptr(i) }
+func (p *Producer) SettledRef(i int) DoneRef { return p.done.ref(i) }
 
 // Unsettled returns the batches from the oldest one not done, oldest first
 // (shared: do not modify).
@@ -395,33 +410,6 @@ func (p *Producer) Batch(id int) *Batch {
 		return nil
 	}
 	return recent[i]
-}
-
-// doneBatch is a batch that is done, in the compact form the producer
-// keeps for the rest of its life: what a snapshot shows of it.
-type doneBatch struct {
-	bytes       []byte
-	firstSerial int64
-	baseOffset  int64
-	tp          *msg.TP // the producer's partitionState.tp, never changed: 8 bytes, not 24 (64 a batch, not 80)
-	seq         int32
-	count       int32
-	sends       int32
-	err         kerr.Code
-	state       BatchState
-}
-
-// settled is what is kept of b once it is done.
-func (b *Batch) settled() doneBatch {
-	return doneBatch{bytes: b.Bytes, firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, tp: &b.ps.tp, seq: b.Seq, count: b.Count,
-		sends: int32(b.Sends), err: b.Err, state: b.State}
-}
-
-// fill writes the batch d keeps, with this id, into the zero batch b.
-func (d *doneBatch) fill(b *Batch, id int) {
-	b.ID, b.TP, b.Count, b.FirstSerial = id, *d.tp, d.count, d.firstSerial
-	b.PID, b.Epoch, b.Seq, b.Sends, b.State = -1, -1, d.seq, int(d.sends), d.state
-	b.BaseOffset, b.Err, b.Bytes = d.baseOffset, d.err, d.bytes
 }
 
 // batchSlab is how many batches are allocated at once.
@@ -460,11 +448,8 @@ func (p *Producer) settle(sc *Scratch) {
 		if !b.done() {
 			break
 		}
-		if l := p.done.more; l != nil {
-			l.Append(b.settled())
-		} else {
-			p.done.start(b.settled(), sc)
-		}
+		d := b.settled()
+		p.done.add(&d, sc)
 		n++
 		// Given back in the same pass, once kept: nothing reads it again.
 		if p.txn == nil && b.Request == 0 && sc.spareBatches.Len() < spareMax {

@@ -261,6 +261,27 @@ func insertBySeq(list []*Batch, b *Batch) []*Batch {
 }
 
 func (p *Producer) encode(b *Batch, sc *Scratch) []byte {
+	// Encoded where it is kept: the header, and for each record at most 32
+	// bytes around its key and value (varints of 5 bytes at most).
+	valLen := len(b.Value)
+	if !b.Explicit {
+		valLen = len(p.name) + 21
+	}
+	room := sc.room(record.HeaderSize + int(b.Count)*(32+len(b.Key)+valLen))
+	return sc.keep(p.encodeTo(room, b, &sc.encodeScratch))
+}
+
+// encodeScratch is what a batch is encoded with.
+type encodeScratch struct {
+	enc  record.Encoder
+	recs []record.Record
+	vals []byte
+}
+
+// encodeTo appends b's bytes, as p sends them, to dst. They are its
+// fields' alone, so a done batch's are encoded again from what it keeps
+// (doneBatch.fill).
+func (p *Producer) encodeTo(dst []byte, b *Batch, sc *encodeScratch) []byte {
 	rb := record.Batch{Header: record.Header{
 		PartitionLeaderEpoch: record.NoPartitionLeaderEpoch, Magic: record.Magic,
 		LastOffsetDelta: b.Count - 1, BaseTimestamp: b.Timestamp, MaxTimestamp: b.Timestamp,
@@ -298,14 +319,11 @@ func (p *Producer) encode(b *Batch, sc *Scratch) []byte {
 		r.OffsetDelta, r.Key, r.Value = int32(i), b.Key, v
 	}
 	sc.vals = vals[:0]
-	// Encoded where it is kept: the header, and for each record at most 32
-	// bytes around its key and value (varints of 5 bytes at most).
-	room := sc.room(record.HeaderSize + n*(32+len(b.Key)+valLen))
-	out, err := sc.enc.Append(room, &rb)
+	out, err := sc.enc.Append(dst, &rb)
 	if err != nil {
 		panic("encoding an uncompressed batch cannot fail: " + err.Error())
 	}
-	return sc.keep(out)
+	return out
 }
 
 // scheduleWake asks to run again at the next time the sender has something

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/eoslab/eoslab/engine/client"
+	"github.com/eoslab/eoslab/engine/msg"
 	"github.com/eoslab/eoslab/engine/partition"
 	"github.com/eoslab/eoslab/engine/record"
 	"github.com/eoslab/eoslab/engine/script"
@@ -232,26 +233,36 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 			if s.p == nil || s.removed {
 				continue
 			}
-			for i := range s.p.NumBatches() {
-				b := s.p.BatchAt(i)
-				if b.TP != m.tp {
-					continue
-				}
-				switch b.State {
-				case client.Acked:
-					res.Acked++
-					for i := int64(0); i < int64(b.Count); i++ {
-						if !seen.has(b.FirstSerial + i) {
-							res.Lost++
-						}
-					}
-				case client.Failed, client.Expired:
-					res.Failed++
-				}
+			// Settled batches read without their bytes, which the counts
+			// do not need.
+			for _, b := range s.p.SettledFrom(0, false) {
+				res.tally(&b, m.tp, &seen)
+			}
+			for _, b := range s.p.Unsettled() {
+				res.tally(b, m.tp, &seen)
 			}
 		}
 	}
 	return res, nil
+}
+
+// tally counts batch b if it is one for partition tp, whose visible
+// serials are seen.
+func (res *LabResult) tally(b *client.Batch, tp msg.TP, seen *serialSet) {
+	if b.TP != tp {
+		return
+	}
+	switch b.State {
+	case client.Acked:
+		res.Acked++
+		for i := int64(0); i < int64(b.Count); i++ {
+			if !seen.has(b.FirstSerial + i) {
+				res.Lost++
+			}
+		}
+	case client.Failed, client.Expired:
+		res.Failed++
+	}
 }
 
 func labSerial(v []byte) (int64, bool) {

@@ -200,9 +200,12 @@ type checkpoint struct {
 // steps, the logs, the producers' finished batches and the checker's
 // records of what was sent and acknowledged. The weights are what the
 // heap holds of each (runtime.MemStats after a collection, in the
-// workloads of BenchmarkCheckpointMemory and BenchmarkProducePath): the history's own bytes (actionLog.Bytes), a stored batch of a
-// record or three about 72 with its bytes, and a settled batch about 270
-// with the client's copy of its bytes and the checker's records of it.
+// workloads of BenchmarkCheckpointMemory and BenchmarkProducePath): the
+// history's own bytes (actionLog.Bytes), a stored batch of a record or
+// three about 72 with its bytes, and a settled batch about 64 besides the
+// checker's records of it: a few bytes in its producer's log of done
+// batches, and what else its produce keeps (the log's entry for it, the
+// sequence index, checkpoints).
 func (w *World) historyBytes() int {
 	n := w.actions.Bytes()
 	for _, b := range w.brokers {
@@ -212,7 +215,7 @@ func (w *World) historyBytes() int {
 	}
 	for _, e := range w.producers.all.all() {
 		if s := e.slot; s.p != nil {
-			n += 198 * s.p.Settled()
+			n += 64 * s.p.Settled()
 		}
 	}
 	return n + 40*w.check.sources.entries.Len() + 32*w.check.acks.Len()

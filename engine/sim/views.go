@@ -120,8 +120,8 @@ func (w *World) logViewsOf(b, p int, l *partition.Log) ([]StoredBatch, []RecordV
 
 // producerViews is the view of a prefix of a producer's settled batches.
 type producerViews struct {
-	refs  []any          // where each batch was kept (client.Producer.SettledRef)
-	src   []client.Batch // what each view was made from
+	refs  []client.DoneRef // where each batch was kept (client.Producer.SettledRef)
+	src   []client.Batch   // what each view was made from
 	views []ClientBatchView
 }
 
@@ -162,7 +162,7 @@ func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, rec
 		n = v.valid(p)
 		if n < len(v.src) && n < settled {
 			// Another way from here (a fork, a restarted producer): views of its own.
-			v = &producerViews{refs: append([]any(nil), v.refs[:n]...), src: append([]client.Batch(nil), v.src[:n]...),
+			v = &producerViews{refs: append([]client.DoneRef(nil), v.refs[:n]...), src: append([]client.Batch(nil), v.src[:n]...),
 				views: append([]ClientBatchView(nil), v.views[:n]...)}
 			if w.pviews == nil {
 				w.pviews = map[string]*producerViews{}
@@ -173,13 +173,13 @@ func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, rec
 		v = &producerViews{}
 		w.share().prods[name] = v
 	}
-	for i := len(v.src); i < settled; i++ {
-		b := p.BatchAt(i)
+	for ref, b := range p.SettledFrom(len(v.src), true) {
+		i := len(v.src)
 		var name string
 		if i > 0 && v.src[i-1].TP == b.TP {
 			name = v.views[i-1].Partition
 		}
-		v.refs = append(v.refs, p.SettledRef(i))
+		v.refs = append(v.refs, ref)
 		v.src = append(v.src, b)
 		v.views = append(v.views, clientBatchView(&b, name))
 	}
