@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -172,5 +173,59 @@ func TestDoneLogEntriesAreSmall(t *testing.T) {
 	}
 	if per := float64(n) / float64(m.n); per > 7 {
 		t.Fatalf("%.1f bytes an entry, want at most 7", per)
+	}
+}
+
+// A done batch's bytes read back are those of its last send: its fields
+// encoded again, whatever the producer's kind, key and value, or the
+// bytes it kept when a reset changed its fields after that send; none if
+// it was never sent.
+func TestDoneBatchBytesAreTheLastSend(t *testing.T) {
+	tp := msg.TP{Topic: "orders", Partition: 2}
+	tests := []struct {
+		name     string
+		cfg      Config
+		key      []byte
+		value    []byte
+		sent     bool
+		resetPID int64 // after the send, as bumpEpoch does (0: none)
+	}{
+		{name: "idempotent", cfg: Config{Idempotent: true}, sent: true},
+		{name: "plain", cfg: Config{}, sent: true},
+		{name: "transactional, key and value", cfg: Config{Idempotent: true, TransactionalID: "t"}, key: []byte("k"), value: []byte("v"), sent: true},
+		{name: "never sent", cfg: Config{Idempotent: true}},
+		{name: "reset after its last send", cfg: Config{Idempotent: true}, sent: true, resetPID: 9},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &Producer{name: "p1", cfg: &tt.cfg}
+			ps := &partitionState{tp: tp}
+			b := &Batch{TP: tp, Count: 3, FirstSerial: 40, Key: tt.key, Value: tt.value, Explicit: tt.value != nil,
+				Timestamp: 1_700_000_000_123, PID: 4, Epoch: 2, Seq: 17, State: Acked, Sends: 1, ps: ps}
+			var sc Scratch
+			var want []byte
+			if tt.sent {
+				b.Bytes = p.encode(b, &sc)
+				want = append([]byte(nil), b.Bytes...)
+			}
+			if tt.resetPID != 0 {
+				b.PID, b.Epoch, b.Seq, b.seqReset = tt.resetPID, 0, 0, true
+			}
+			var l doneList
+			for i := range 3 { // the first entry is kept apart; read back the third, from the log
+				d := b.settled()
+				d.firstSerial -= 3 * int64(2-i)
+				l.add(&d, &sc)
+			}
+			d := l.at(2)
+			var got Batch
+			d.fill(&got, 3, p, true)
+			if !bytes.Equal(got.Bytes, want) || (got.Bytes == nil) != (want == nil) {
+				t.Fatalf("bytes read back\n%x\nwant\n%x", got.Bytes, want)
+			}
+			if got.PID != b.PID || got.Seq != b.Seq || !bytes.Equal(got.Key, tt.key) {
+				t.Fatalf("fields read back pid %d seq %d key %q, want %d %d %q", got.PID, got.Seq, got.Key, b.PID, b.Seq, tt.key)
+			}
+		})
 	}
 }
