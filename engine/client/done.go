@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
+	"github.com/eoslab/eoslab/engine/internal/wire"
 	"github.com/eoslab/eoslab/engine/kerr"
 	"github.com/eoslab/eoslab/engine/msg"
 )
@@ -179,18 +180,19 @@ type DoneRef struct {
 // marked with the entry before it, so that a reader starts near any
 // entry.
 //
-// An entry is a flags byte and varints, d against the entry before, p:
+// An entry is a flags byte and zigzag varints, d against the entry
+// before, p:
 //
 //	flags     sameTP | nextSerial | samePID | hasExtra | sent | plain | state (2 bits)
 //	tp        !sameTP: its number in tps
-//	serial    !nextSerial: zigzag, d.firstSerial - p.firstSerial - p.count
-//	pid       !samePID: zigzag pid, then epoch
+//	serial    !nextSerial: d.firstSerial - p.firstSerial - p.count
+//	pid       !samePID: pid, then epoch
 //	extra     hasExtra: its number in extras
-//	sends     !plain (1 send, no error): sends, then the error code (zigzag)
-//	seq       zigzag, d.seq - p.seq - p.count
-//	offset    zigzag, d.baseOffset - p.baseOffset - p.count
+//	sends     !plain (1 send, no error): sends, then the error code
+//	seq       d.seq - p.seq - p.count
+//	offset    d.baseOffset - p.baseOffset - p.count
 //	count     d.count
-//	time      zigzag, d.timestamp - p.timestamp
+//	time      d.timestamp - p.timestamp
 type doneLog struct {
 	full   [][]byte // sealed blocks, each at most doneBlock long
 	tail   []byte   // the open block; tail[len:cap] belongs to this log alone
@@ -232,29 +234,30 @@ func (l *doneLog) append(d *doneBatch) {
 		l.room()
 	}
 	p := &l.end.prev
-	e := l.tail[len(l.tail) : len(l.tail)+maxDoneEntry]
+	// Appended in the room just made (wire's varints, inlined), the flags
+	// byte last.
+	start := len(l.tail)
+	e := append(l.tail, 0)
 	flags := byte(d.state-Acked) << doneStateShift
-	k := 1
 	if *d.tp == *p.tp {
 		flags |= doneSameTP
 		d.tp = p.tp // the log's own, which a reader hands out
 	} else {
-		k += binary.PutUvarint(e[k:], uint64(l.tpNumber(d)))
+		e = wire.AppendVarlong(e, int64(l.tpNumber(d)))
 	}
 	if d.firstSerial == p.firstSerial+int64(p.count) {
 		flags |= doneNextSerial
 	} else {
-		k += binary.PutVarint(e[k:], d.firstSerial-p.firstSerial-int64(p.count))
+		e = wire.AppendVarlong(e, d.firstSerial-p.firstSerial-int64(p.count))
 	}
 	if d.pid == p.pid && d.epoch == p.epoch {
 		flags |= doneSamePID
 	} else {
-		k += binary.PutVarint(e[k:], d.pid)
-		k += binary.PutVarint(e[k:], int64(d.epoch))
+		e = wire.AppendVarlong(wire.AppendVarlong(e, d.pid), int64(d.epoch))
 	}
 	if d.extra != nil {
 		flags |= doneHasExtra
-		k += binary.PutUvarint(e[k:], uint64(l.extras.Len()))
+		e = wire.AppendVarlong(e, int64(l.extras.Len()))
 		l.extras.Append(*d.extra)
 		d.extra = l.extras.Last()
 	}
@@ -264,15 +267,14 @@ func (l *doneLog) append(d *doneBatch) {
 	if d.sends == 1 && d.err == 0 {
 		flags |= donePlain
 	} else {
-		k += binary.PutVarint(e[k:], int64(d.sends))
-		k += binary.PutVarint(e[k:], int64(d.err))
+		e = wire.AppendVarlong(wire.AppendVarlong(e, int64(d.sends)), int64(d.err))
 	}
-	k += binary.PutVarint(e[k:], int64(d.seq)-int64(p.seq)-int64(p.count))
-	k += binary.PutVarint(e[k:], d.baseOffset-p.baseOffset-int64(p.count))
-	k += binary.PutVarint(e[k:], int64(d.count))
-	k += binary.PutVarint(e[k:], d.timestamp-p.timestamp)
-	e[0] = flags
-	l.tail = l.tail[:len(l.tail)+k]
+	e = wire.AppendVarlong(e, int64(d.seq)-int64(p.seq)-int64(p.count))
+	e = wire.AppendVarlong(e, d.baseOffset-p.baseOffset-int64(p.count))
+	e = wire.AppendVarlong(e, int64(d.count))
+	e = wire.AppendVarlong(e, d.timestamp-p.timestamp)
+	e[start] = flags
+	l.tail = e
 	l.end.off = int64(len(l.full))<<donePosBits | int64(len(l.tail))
 	l.end.prev = *d
 	l.n++
@@ -354,18 +356,13 @@ func (r *doneReader) next() doneBatch {
 	flags := e[0]
 	k := 1
 	d := doneBatch{state: Acked + BatchState(flags>>doneStateShift), tp: p.tp, sends: 1, sent: flags&doneSent != 0}
-	uv := func() uint64 {
-		v, n := binary.Uvarint(e[k:])
-		k += n
-		return v
-	}
 	sv := func() int64 {
 		v, n := binary.Varint(e[k:])
 		k += n
 		return v
 	}
 	if flags&doneSameTP == 0 {
-		d.tp = r.l.tps.Ptr(int(uv()))
+		d.tp = r.l.tps.Ptr(int(sv()))
 	}
 	d.firstSerial = p.firstSerial + int64(p.count)
 	if flags&doneNextSerial == 0 {
@@ -377,7 +374,7 @@ func (r *doneReader) next() doneBatch {
 		d.epoch = int16(sv())
 	}
 	if flags&doneHasExtra != 0 {
-		d.extra = r.l.extras.Ptr(int(uv()))
+		d.extra = r.l.extras.Ptr(int(sv()))
 	}
 	if flags&donePlain == 0 {
 		d.sends = int32(sv())
