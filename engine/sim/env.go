@@ -269,7 +269,10 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		a = a.Int(trace.KeyDueMs, f.due)
 		a = a.Bool(trace.KeyDelayed, f.delayed)
 		a = a.Str(trace.KeyConnection, conn)
-		if isProduce {
+		switch {
+		case isProduce && !f.delayed && batchesParse(req):
+			a = a.BatchRefs(trace.KeyBatches) // said by the content's arguments (appendContent)
+		case isProduce:
 			open := len(a)
 			a = trace.Builder(w.appendBatchRefs([]byte(a.OpenJSON(trace.KeyBatches)), req)).CloseJSON(open)
 		}

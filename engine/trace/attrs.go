@@ -17,8 +17,10 @@ import (
 // (one byte) and the value: an integer as a varint, a boolean as one
 // byte, a text as its length (a uvarint) and its bytes. The produce
 // path's keys fold an integer's, a text's or a boolean's kind into their
-// byte (foldedBase). A produce.decision's decision, packed, may come
-// first (decisionKey), and a sentence first or last (sentenceKey).
+// byte (foldedBase). A produce request's list of batches takes its key
+// and kind alone: the sentence's arguments name them (BatchRefs). A
+// produce.decision's decision, packed, may come first (decisionKey), and
+// a sentence first or last (sentenceKey).
 //
 // Packed, an event's attributes hold no pointers, so the collector never
 // scans them however long the trace grows, and they take about a sixth
@@ -266,6 +268,10 @@ func (a Attrs) at(i int) (Attr, int) {
 	case 'b':
 		v.i = int64(a[i])
 		i++
+	case 'r':
+		// A produce request's batches, named by its sentence's arguments
+		// (Builder.BatchRefs): read as the JSON list they stand for.
+		v = Value{kind: 'j', s: a.batchRefs(i)}
 	case 'p':
 		// A decision's path, packed (Builder.Path): read as its text.
 		p, n, _ := producerstate.UnpackPath(a[i:])
@@ -392,6 +398,43 @@ func (b Builder) CloseJSON(open int) Builder {
 	}
 	raw := append([]byte(nil), b[start:]...)
 	return b[:open].JSONBytes(Key(b[open]), raw)
+}
+
+// BatchRefs appends the attribute that lists a produce request's batches
+// as the client numbers them, [{"partition":"orders-0","batch":3}, ...],
+// without a byte of its own: each batch's partition and id are the
+// arguments of the SentenceSendProduce the attributes must end with.
+func (b Builder) BatchRefs(k Key) Builder { return append(b, byte(k), 'r') }
+
+// batchRefs is the list BatchRefs stands for, the attributes after it
+// starting at a[i].
+func (a Attrs) batchRefs(i int) string {
+	for i < len(a) && a[i] != sentenceKey {
+		_, i = a.at(i)
+	}
+	if i+1 >= len(a) || Sentence(a[i+1]) != SentenceSendProduce {
+		return "[]"
+	}
+	args := a[i+2:]
+	_, n := argInt(args) // acks
+	args = args[n:]
+	b := []byte{'['}
+	for len(args) > 0 {
+		name, n := argStr(args)
+		args = args[n:]
+		id, n := argInt(args)
+		args = args[n:]
+		if len(args) < argHeaderLen {
+			break
+		}
+		args = args[argHeaderLen:]
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendQuote(append(b, `{"partition":`...), name)
+		b = append(AppendInt(append(b, `,"batch":`...), id), '}')
+	}
+	return string(append(b, ']'))
 }
 
 // Path appends a decision's path, packed: a byte a step instead of its

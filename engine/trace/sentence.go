@@ -165,6 +165,10 @@ func (a Attrs) appendSentence(b []byte) []byte {
 	i := a.start()
 	for i < len(a) && a[i] != sentenceKey {
 		k := a[i]
+		if k < foldedBase && i+1 < len(a) && a[i+1] == 'r' {
+			i += 2 // batch refs, which no sentence says: not read
+			continue
+		}
 		if k >= foldedBase && k < foldedBase+3*foldedKeys {
 			k = (k - foldedBase) % foldedKeys
 		}

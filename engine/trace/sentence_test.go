@@ -146,3 +146,36 @@ func header(pid int64, epoch int16, seq, lastDelta, count int32) []byte {
 	binary.BigEndian.PutUint32(b[record.RecordsCountOffset:], uint32(count))
 	return b
 }
+
+// A produce request's batch refs (BatchRefs) read as the JSON list an
+// attribute written out would hold, from the sentence's arguments, and
+// the event reads as it would with that attribute: the same JSON, the
+// same text.
+func TestBatchRefsReadAsTheirList(t *testing.T) {
+	head := func(b Builder) Builder {
+		return b.Int(KeyMessage, 13).Str(KeyAPI, "Produce").Bool(KeyResponse, false).Str(KeyFrom, "p1").Str(KeyTo, "broker 1").
+			Int(KeyDueMs, 14).Bool(KeyDelayed, false).Str(KeyConnection, "p1-broker 1 #1")
+	}
+	content := func(b Builder) Builder {
+		return b.Say(SentenceSendProduce).Arg(-1).
+			ArgStr("orders-0").Arg(70000).ArgHeader(header(-1, -1, -1, 0, 1)).
+			ArgStr(`odd"topic-1`).Arg(6).ArgHeader(header(900000, 3, 2147483646, 2, 3))
+	}
+	list := `[{"partition":"orders-0","batch":70000},{"partition":"odd\"topic-1","batch":6}]`
+	refs := Event{Kind: "message.send", Attrs: Attrs(content(head(nil).BatchRefs(KeyBatches)))}
+	written := Event{Kind: "message.send", Attrs: Attrs(content(head(nil).JSON(KeyBatches, list)))}
+	if v, ok := refs.Attrs.Get("batches"); !ok || v.String() != list {
+		t.Fatalf("batches read as %q, want %q", v.String(), list)
+	}
+	if refs.Attrs.Len() != written.Attrs.Len() || refs.Text() != written.Text() ||
+		string(refs.AppendJSON(nil)) != string(written.AppendJSON(nil)) {
+		t.Fatalf("read as\n%s\n%s\nwant\n%s\n%s", refs.AppendJSON(nil), refs.Text(), written.AppendJSON(nil), written.Text())
+	}
+	if len(refs.Attrs) >= len(written.Attrs)-len(list) {
+		t.Fatalf("batch refs take %d bytes, the list written out %d", len(refs.Attrs), len(written.Attrs))
+	}
+	// Without the produce sentence, there is nothing to name.
+	if v, _ := Attrs(head(nil).BatchRefs(KeyBatches).Say(SentenceSend).ArgText("acks=1")).Get("batches"); v.String() != "[]" {
+		t.Fatalf("batches without their sentence read as %q", v.String())
+	}
+}
