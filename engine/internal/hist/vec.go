@@ -139,7 +139,14 @@ func (v *Vec[T]) writable(c, n int) *vchunk[T] {
 	ch := pg.chunks[k]
 	switch {
 	case ch == nil:
-		ch = &vchunk[T]{owner: v.own, v: make([]T, n, min(2*n, vecChunkLen))}
+		// A chunk past the first is whole from the start: a vector that has
+		// grown past one mostly grows on through it (a producer's
+		// sequences), and doubling up to it left as much to the collector.
+		room := vecChunkLen
+		if p == 0 && k == 0 {
+			room = min(2*n, vecChunkLen)
+		}
+		ch = &vchunk[T]{owner: v.own, v: make([]T, n, max(n, room))}
 		pg.chunks[k] = ch
 	case ch.owner != v.own:
 		m := max(len(ch.v), n)
