@@ -123,9 +123,8 @@ func (l *doneList) each(i int, f func(i int, ref DoneRef, d *doneBatch) bool) {
 	}
 	r := l.more.reader(max(0, i-1))
 	for j := max(1, i); j < l.Len(); j++ {
-		ref := r.ref()
 		d := r.next()
-		if !f(j, ref, &d) {
+		if !f(j, DoneRef{tok: l.more.tokenOf(j - 1), i: j}, &d) {
 			return
 		}
 	}
@@ -140,13 +139,12 @@ func (l *doneList) at(i int) doneBatch {
 	return r.next()
 }
 
-// ref identifies entry i by where it is kept (DoneRef).
+// ref identifies entry i (DoneRef).
 func (l *doneList) ref(i int) DoneRef {
 	if i == 0 {
 		return DoneRef{first: l.first}
 	}
-	r := l.more.reader(i - 1)
-	return r.ref()
+	return DoneRef{tok: l.more.tokenOf(i - 1), i: i}
 }
 
 // Clone returns a doneList sharing l's entries.
@@ -159,13 +157,25 @@ func (l *doneList) Clone() doneList {
 	return c
 }
 
-// DoneRef identifies a settled batch by where its producer keeps it:
+// DoneRef identifies a settled batch by the run of appends that made it:
 // producers share the entries of a history they share (a clone, a world
 // rewound), so equal refs mean the same batch.
 type DoneRef struct {
 	first *doneBatch
-	block *byte
-	pos   int
+	tok   *doneToken
+	i     int
+}
+
+// doneToken names a run of appends to a doneLog: those of one log between
+// two of its clones, so that two logs with a shared past name their own
+// entries apart.
+type doneToken struct{ _ byte }
+
+// doneRun is a run of a log's entries, from entry from on, appended under
+// one token.
+type doneRun struct {
+	from int
+	tok  *doneToken
 }
 
 // doneLog is a producer's settled batches after the first, each encoded
@@ -199,6 +209,8 @@ type doneLog struct {
 	marks  hist.List[doneMark]
 	tps    hist.List[msg.TP]
 	extras hist.List[doneExtra]
+	runs   []doneRun  // oldest first; the last is tok's, when tok is set
+	tok    *doneToken // what this log's appends are named by (nil: a new one, since a clone)
 	n      int
 	end    doneMark // where the next entry goes and the entry before it
 }
@@ -232,6 +244,10 @@ func (l *doneLog) append(d *doneBatch) {
 	}
 	if len(l.tail)+maxDoneEntry > cap(l.tail) {
 		l.room()
+	}
+	if l.tok == nil {
+		l.tok = &doneToken{}
+		l.runs = append(l.runs, doneRun{l.n, l.tok})
 	}
 	p := &l.end.prev
 	// Appended in the room just made (wire's varints, inlined), the flags
@@ -305,13 +321,24 @@ func (l *doneLog) room() {
 	l.tail = hist.Regrown(l.tail, len(l.full) == 0, 2*maxDoneEntry, doneBlock)
 }
 
-// clone returns a log sharing l's entries.
+// clone returns a log sharing l's entries. Its own appends are named by a
+// token of their own.
 func (l *doneLog) clone() doneLog {
 	c := *l
 	c.full = l.full[:len(l.full):len(l.full)]
 	c.tail = l.tail[:len(l.tail):len(l.tail)]
 	c.marks, c.tps, c.extras = l.marks.Clone(), l.tps.Clone(), l.extras.Clone()
+	c.runs, c.tok = l.runs[:len(l.runs):len(l.runs)], nil
 	return c
+}
+
+// tokenOf is the token entry i was appended under.
+func (l *doneLog) tokenOf(i int) *doneToken {
+	j := len(l.runs) - 1 // a log has a run for each time it was cloned and appended to: few
+	for j > 0 && l.runs[j].from > i {
+		j--
+	}
+	return l.runs[j].tok
 }
 
 // doneReader reads a log's entries in order.
@@ -340,12 +367,6 @@ func (r *doneReader) locate() ([]byte, int, int) {
 		return r.l.full[b], b, pos
 	}
 	return r.l.tail, b, pos
-}
-
-// ref identifies the next entry by where it is kept.
-func (r *doneReader) ref() DoneRef {
-	blk, _, pos := r.locate()
-	return DoneRef{block: &blk[:1][0], pos: pos}
 }
 
 // next decodes the entry at r and moves past it.

@@ -79,8 +79,9 @@ func sameDone(a, b doneBatch) bool {
 
 // The done list keeps every entry as it was appended, whatever it holds,
 // read one at a time or in order from any entry; clones made at any
-// length append without seeing each other's entries, and an entry of a
-// sealed block keeps its ref, in a clone as in the list it shares it with.
+// length append without seeing each other's entries, and an entry keeps
+// its ref, the same in a clone as in the list it shares it with, while
+// those appended apart have refs apart.
 func TestDoneListKeepsEntries(t *testing.T) {
 	tps := []msg.TP{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "audit", Partition: 63}}
 	rng := rand.New(rand.NewPCG(7, 9))
@@ -96,14 +97,8 @@ func TestDoneListKeepsEntries(t *testing.T) {
 			l.add(&d, &sc)
 		}
 		var refs []DoneRef
-		sealed := map[*byte]bool{}
 		for i := range at {
 			refs = append(refs, l.ref(i))
-		}
-		if l.more != nil {
-			for _, b := range l.more.full {
-				sealed[&b[0]] = true
-			}
 		}
 		c := l.Clone()
 		cwant := append([]doneBatch(nil), want...)
@@ -141,14 +136,13 @@ func TestDoneListKeepsEntries(t *testing.T) {
 			}
 		}
 		for i, r := range refs {
-			// Entries of a sealed block never move (those of the open one
-			// move when it grows or when a clone appends).
-			shared := r.first != nil || sealed[r.block]
-			if shared && l.ref(i) != r {
-				t.Fatalf("at %d: entry %d moved", at, i)
+			if l.ref(i) != r || c.ref(i) != r {
+				t.Fatalf("at %d: entry %d, shared, has refs %v and %v, was %v", at, i, l.ref(i), c.ref(i), r)
 			}
-			if shared != (c.ref(i) == r) {
-				t.Fatalf("at %d: entry %d, sealed or first %v, has refs %v and %v", at, i, shared, r, c.ref(i))
+		}
+		for i := at; i < l.Len(); i++ {
+			if l.ref(i) == c.ref(i) {
+				t.Fatalf("at %d: entry %d, appended apart, has one ref", at, i)
 			}
 		}
 	}
