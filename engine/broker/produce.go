@@ -452,5 +452,5 @@ func (b *Broker) appendChecked(r *Replica, acks int16, txnID string, tv2 bool, p
 			Reason: fmt.Sprintf("ISR %v has %d member(s), min.insync.replicas is %d: nothing appended", r.ISR, len(r.ISR), b.minInsync(r))}
 		return
 	}
-	r.Log.AppendAsLeaderTo(pb.Data, pb.Vouched, ar)
+	r.Log.AppendAsLeaderTo(pb.Data, pb.Vouched, pb.Owned, ar)
 }

@@ -11,70 +11,65 @@ import (
 
 // doneBatch is a batch that is done, in the compact form the producer
 // keeps for the rest of its life: what a snapshot shows of it. It keeps
-// no bytes: those of its last send are its fields encoded again (fill),
-// as the producer encoded them then, so that the room a batch was encoded
-// into is collected once the batch is done, as Kafka's producer frees a
-// batch's buffer once it completes. Only bytes that no longer match the
-// fields are kept (doneExtra).
+// no bytes (the producer keeps none: Batch.Bytes): those of its last send
+// are its fields encoded again (fill), as the producer encoded them then.
 type doneBatch struct {
 	firstSerial int64
 	baseOffset  int64
 	pid         int64
 	timestamp   int64
 	tp          *msg.TP    // never changed once the batch is done: 8 bytes, not 24
-	extra       *doneExtra // nil but for a key, a chosen value or bytes of their own
+	extra       *doneExtra // nil but for a key, a chosen value or a reset since its last send
 	seq         int32
 	count       int32
 	sends       int32
 	err         kerr.Code
 	epoch       int16
 	state       BatchState
-	sent        bool // it was encoded (prepare): it has bytes
+	sent        bool // it was sent: it has bytes
 }
 
 // doneExtra is what few done batches keep besides: the key and the value
-// the application chose, and the bytes of a batch whose sequence was
-// reset after its last send (an epoch bump, a batch before it that
-// failed), which its fields no longer encode.
+// the application chose, and the producer id, epoch and sequence of a
+// batch whose sequence was reset after its last send (an epoch bump, a
+// batch before it that failed), which its bytes were encoded with.
 type doneExtra struct {
 	key, value []byte
-	bytes      []byte // nil: the fields encode them
+	sentPID    int64
+	sentSeq    int32
+	sentEpoch  int16
 	explicit   bool
+	reset      bool // sentPID, sentEpoch and sentSeq are set
 }
 
 // settled is what is kept of b once it is done.
 func (b *Batch) settled() doneBatch {
 	d := doneBatch{firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, pid: b.PID, timestamp: b.Timestamp, tp: &b.ps.tp,
-		seq: b.Seq, count: b.Count, sends: int32(b.Sends), err: b.Err, epoch: b.Epoch, state: b.State, sent: b.Bytes != nil}
-	if b.Key != nil || b.Explicit || b.seqReset && b.Bytes != nil {
-		d.extra = &doneExtra{key: b.Key, value: b.Value, explicit: b.Explicit}
-		if b.seqReset {
-			// prepare encodes the fields a reset changed when the batch is
-			// sent again, and it was not.
-			d.extra.bytes = b.Bytes
-		}
+		seq: b.Seq, count: b.Count, sends: int32(b.Sends), err: b.Err, epoch: b.Epoch, state: b.State, sent: b.sent}
+	reset := b.sent && (b.sentPID != b.PID || b.sentEpoch != b.Epoch || b.sentSeq != b.Seq)
+	if b.Key != nil || b.Explicit || reset {
+		d.extra = &doneExtra{key: b.Key, value: b.Value, explicit: b.Explicit, reset: reset,
+			sentPID: b.sentPID, sentSeq: b.sentSeq, sentEpoch: b.sentEpoch}
 	}
 	return d
 }
 
 // fill writes the batch d keeps, with this id, into the zero batch b,
-// its bytes encoded by p (whose batch it is) when bytes is set.
+// with the bytes of its last send encoded again by p (whose batch it is)
+// when bytes is set.
 func (d *doneBatch) fill(b *Batch, id int, p *Producer, bytes bool) {
 	b.ID, b.TP, b.Count, b.FirstSerial = id, *d.tp, d.count, d.firstSerial
 	b.PID, b.Epoch, b.Seq, b.Sends, b.State = d.pid, d.epoch, d.seq, int(d.sends), d.state
 	b.BaseOffset, b.Err, b.Timestamp = d.baseOffset, d.err, d.timestamp
+	b.sent, b.sentPID, b.sentEpoch, b.sentSeq = d.sent, d.pid, d.epoch, d.seq
 	if x := d.extra; x != nil {
 		b.Key, b.Value, b.Explicit = x.key, x.value, x.explicit
-		if x.bytes != nil {
-			if bytes {
-				b.Bytes = x.bytes
-			}
-			return
+		if x.reset {
+			b.sentPID, b.sentEpoch, b.sentSeq = x.sentPID, x.sentEpoch, x.sentSeq
 		}
 	}
-	if d.sent && bytes {
-		var sc encodeScratch
-		b.Bytes = p.encodeTo(nil, b, &sc)
+	if bytes {
+		b.Bytes = p.SentBytes(b)
 	}
 }
 

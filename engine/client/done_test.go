@@ -62,7 +62,7 @@ func randomDone(rng *rand.Rand, prev doneBatch, tps []msg.TP) doneBatch {
 	if odd() {
 		d.extra = &doneExtra{key: []byte{byte(rng.IntN(256))}, explicit: rng.IntN(2) == 0}
 		if rng.IntN(2) == 0 {
-			d.extra.bytes = []byte("stale")
+			d.extra.reset, d.extra.sentPID, d.extra.sentSeq, d.extra.sentEpoch = true, big(), int32(big()), int16(big())
 		}
 	}
 	return d
@@ -171,9 +171,9 @@ func TestDoneLogEntriesAreSmall(t *testing.T) {
 }
 
 // A done batch's bytes read back are those of its last send: its fields
-// encoded again, whatever the producer's kind, key and value, or the
-// bytes it kept when a reset changed its fields after that send; none if
-// it was never sent.
+// encoded again, whatever the producer's kind, key and value, with the
+// producer id, epoch and sequence of that send when a reset changed them
+// since; none if it was never sent.
 func TestDoneBatchBytesAreTheLastSend(t *testing.T) {
 	tp := msg.TP{Topic: "orders", Partition: 2}
 	tests := []struct {
@@ -199,8 +199,7 @@ func TestDoneBatchBytesAreTheLastSend(t *testing.T) {
 			var sc Scratch
 			var want []byte
 			if tt.sent {
-				b.Bytes = p.encode(b, &sc)
-				want = append([]byte(nil), b.Bytes...)
+				want = append([]byte(nil), p.encodeSend(b, &sc)...)
 			}
 			if tt.resetPID != 0 {
 				b.PID, b.Epoch, b.Seq, b.seqReset = tt.resetPID, 0, 0, true

@@ -85,7 +85,7 @@ func (s BatchState) String() string {
 }
 
 // Batch is one batch as the producer tracks it. (Its fields of less than
-// a word come last, which packs it into 216 bytes instead of 248: it is
+// a word come last, which packs it into 232 bytes instead of 264: it is
 // zeroed for reuse, read back whole (BatchAt) and copied by the views.)
 type Batch struct {
 	ID          int
@@ -102,15 +102,36 @@ type Batch struct {
 	Request     int
 	BaseOffset  int64
 	ErrText     string
-	Bytes       []byte          // the bytes of the last send
-	ps          *partitionState // its partition's state (a clone's batch, the clone's) while it is not done: no search by name
-	Count       int32
-	Seq         int32 // -1 until first drained
-	Epoch       int16
-	Err         kerr.Code
-	State       BatchState
-	Explicit    bool // the application chose the value (value=...); else "<producer>-<serial>"
-	seqReset    bool
+	// Bytes are the bytes of its last send, in the copies BatchAt hands
+	// out (SentBytes). The producer keeps none: each send's are encoded
+	// anew and owned by its request (msg.ProduceBatch.Owned), from the
+	// fields they were encoded with (sentPID, sentEpoch, sentSeq).
+	Bytes     []byte
+	ps        *partitionState // its partition's state (a clone's batch, the clone's) while it is not done: no search by name
+	sentPID   int64
+	Count     int32
+	Seq       int32 // -1 until first drained
+	sentSeq   int32
+	Epoch     int16
+	sentEpoch int16
+	Err       kerr.Code
+	State     BatchState
+	Explicit  bool // the application chose the value (value=...); else "<producer>-<serial>"
+	seqReset  bool
+	sent      bool // encoded for a send at least once (prepare)
+}
+
+// SentBytes returns the bytes of b's last send, encoded again (nil if it
+// was never sent): its fields' but for the producer id, epoch and
+// sequence it was sent with, which a reset may have changed since.
+func (p *Producer) SentBytes(b *Batch) []byte {
+	if !b.sent {
+		return nil
+	}
+	c := *b
+	c.PID, c.Epoch, c.Seq = b.sentPID, b.sentEpoch, b.sentSeq
+	var sc encodeScratch
+	return p.encodeTo(nil, &c, &sc)
 }
 
 // RecordValue is the value of the batch's i-th record.
@@ -372,7 +393,9 @@ func (p *Producer) BatchAt(i int) (b Batch) {
 		d.fill(&b, i+1, p, true)
 		return b
 	}
-	return *p.s.recent[i-p.done.Len()] // i < NumBatches: not quiet
+	b = *p.s.recent[i-p.done.Len()] // i < NumBatches: not quiet
+	b.Bytes = p.SentBytes(&b)
+	return b
 }
 
 // SettledFrom yields the settled batches from the i-th (with id i+1) on,

@@ -152,7 +152,8 @@ func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 		ba.Sends++
 		ba.State = InFlight
 		pb := &req.Batches[i]
-		pb.TP, pb.Data, pb.BatchID, pb.BaseSeq, pb.Vouched = ba.TP, ba.Bytes, ba.ID, ba.Seq, true
+		pb.TP, pb.Data, pb.BatchID, pb.BaseSeq, pb.Vouched, pb.Owned = ba.TP, ba.Bytes, ba.ID, ba.Seq, true, true
+		ba.Bytes = nil // the request's now (SentBytes encodes them again)
 	}
 	id := p.send(b, req, env)
 	if p.cfg.Acks == 0 {
@@ -245,8 +246,14 @@ func (p *Producer) prepare(ps *partitionState, b *Batch, sc *Scratch) {
 		q := ps.lists(sc)
 		q.outstanding = insertBySeq(q.outstanding, b)
 	}
-	b.Bytes = p.encode(b, sc)
-	b.seqReset = false // ProducerBatch.close: a drained batch is no longer "reopened"
+	b.Bytes = p.encodeSend(b, sc) // until drainTo hands them to the request
+	b.seqReset = false            // ProducerBatch.close: a drained batch is no longer "reopened"
+}
+
+// encodeSend encodes b for a send, noting what with.
+func (p *Producer) encodeSend(b *Batch, sc *Scratch) []byte {
+	b.sentPID, b.sentEpoch, b.sentSeq, b.sent = b.PID, b.Epoch, b.Seq, true
+	return p.encode(b, sc)
 }
 
 func insertBySeq(list []*Batch, b *Batch) []*Batch {

@@ -96,6 +96,13 @@ type ProduceBatch struct {
 	// (partition.Log.AppendAsLeaderTo). A batch from anywhere else (a
 	// client of `eoslab serve`, an injected batch) is walked.
 	Vouched bool
+	// Owned: the request owns Data, which nothing reads once its broker
+	// has read the request: the leader keeps Data itself as its stored
+	// bytes, its offset and epoch written in, where it copies anyone
+	// else's. (A copy of a world copies the Data of the requests it has in
+	// flight: CopyReused.) The engine's own producer encodes each send's
+	// bytes apart, and keeps none of them.
+	Owned bool
 }
 
 // ProduceRequest carries at most one batch per partition (Produce v3+).
@@ -316,6 +323,11 @@ func CopyReused(body Body) Body {
 	case *ProduceRequest:
 		n := *b
 		n.Batches = slices.Clone(b.Batches)
+		for i := range n.Batches {
+			if pb := &n.Batches[i]; pb.Owned {
+				pb.Data = slices.Clone(pb.Data) // the leader of either world writes into its own
+			}
+		}
 		return &n
 	case *ProduceResponse:
 		n := *b

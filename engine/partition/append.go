@@ -49,7 +49,7 @@ func (r *AppendResult) Appended() bool {
 // (setMaxTimestamp).
 func (l *Log) AppendAsLeader(data []byte) AppendResult {
 	var res AppendResult
-	l.AppendAsLeaderTo(data, false, &res)
+	l.AppendAsLeaderTo(data, false, false, &res)
 	return res
 }
 
@@ -57,8 +57,9 @@ func (l *Log) AppendAsLeader(data []byte) AppendResult {
 // must be the zero AppendResult: the leader's produce path keeps the
 // result where it answers from, and a result returned by value (some 140
 // bytes, a decision in it) was copied at every call on its way there.
-// vouched is msg.ProduceBatch.Vouched: the records need not be walked.
-func (l *Log) AppendAsLeaderTo(data []byte, vouched bool, res *AppendResult) {
+// vouched is msg.ProduceBatch.Vouched: the records need not be walked;
+// owned is msg.ProduceBatch.Owned: a batch kept as it came is data itself.
+func (l *Log) AppendAsLeaderTo(data []byte, vouched, owned bool, res *AppendResult) {
 	res.BaseOffset, res.LastOffset, res.LogStartOffset = -1, -1, l.start
 	var h record.Header
 	code, reason, change, maxTS := l.validateClientBatch(data, vouched, &h)
@@ -88,7 +89,7 @@ func (l *Log) AppendAsLeaderTo(data []byte, vouched bool, res *AppendResult) {
 			return
 		}
 	}
-	res.BaseOffset = l.appendBytes(data, h.LastOffsetDelta, true)
+	res.BaseOffset = l.appendBytes(data, h.LastOffsetDelta, true, owned && change == keepBatch)
 	res.LastOffset = res.BaseOffset + int64(h.LastOffsetDelta)
 	if res.Checked {
 		l.state.Append(pb, res.BaseOffset)
@@ -274,18 +275,21 @@ func refusedBatch(err error) (code kerr.Code, reason string, early bool) {
 	return kerr.CorruptMessage, err.Error(), !errors.As(err, &tooLarge)
 }
 
-// appendBytes stores data at the log end. A leader stores a copy with its
-// offset and epoch stamped in; a follower keeps the leader's stored bytes
+// appendBytes stores data at the log end. A leader stamps its offset and
+// epoch into a copy, or into data itself when they are its own (owned:
+// msg.ProduceBatch.Owned); a follower keeps the leader's stored bytes
 // themselves (AppendAsFollower).
 // firstBatches is the room a log's first batch comes with: a log that
 // gets one batch gets more (a lab schedule appends some ten to each).
 const firstBatches = 8
 
-func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader bool) int64 {
+func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader, owned bool) int64 {
 	l.maybeRoll(len(data))
 	b, base := data[:len(data):len(data)], l.end
 	if leader {
-		b = l.arena.Copy(data)
+		if !owned {
+			b = l.arena.Copy(data)
+		}
 		record.SetBaseOffset(b, base)
 		record.SetPartitionLeaderEpoch(b, l.leaderEpoch)
 	}
@@ -332,7 +336,7 @@ func (l *Log) AppendAsFollower(stored []byte) error {
 	if h.BaseOffset != l.end {
 		return fmt.Errorf("%s: follower append at offset %d, log end is %d", l.name, h.BaseOffset, l.end)
 	}
-	l.appendBytes(stored[:h.Size()], h.LastOffsetDelta, false)
+	l.appendBytes(stored[:h.Size()], h.LastOffsetDelta, false, false)
 	return l.replay(&l.scratch)
 }
 
@@ -373,7 +377,7 @@ func (l *Log) AppendMarker(pid int64, epoch int16, mk record.Marker, tv2 bool, n
 		panic("encoding a marker cannot fail: " + err.Error())
 	}
 	h, _ := record.ParseHeader(data)
-	off := l.appendBytes(data, h.LastOffsetDelta, true)
+	off := l.appendBytes(data, h.LastOffsetDelta, true, false)
 	res := MarkerResult{Offset: off}
 	res.Completed, res.Done = l.state.AppendMarker(pid, epoch, mk, off, now)
 	if res.Done && res.Completed.Aborted {

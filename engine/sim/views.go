@@ -193,7 +193,9 @@ func (w *World) batchViewsOf(name string, p *client.Producer) (settledViews, rec
 			if i > 0 && un[i-1].TP == b.TP {
 				name = recent[i-1].Partition
 			}
-			recent[i] = clientBatchView(b, name)
+			c := *b
+			c.Bytes = p.SentBytes(b) // the producer keeps none
+			recent[i] = clientBatchView(&c, name)
 		}
 	}
 	return settledViews, recent
