@@ -132,7 +132,13 @@ func (w *World) clone(live bool) *World {
 	c.queue = queue{heap: slices.Clone(q.heap), lane: q.lane.clone(), later: slices.Clone(q.later), laterMin: q.laterMin,
 		slab: make([]item, len(q.slab)), free: slices.Clone(q.free)}
 	for at, it := range q.items() {
-		c.queue.slab[at] = cl.item(*it)
+		if at >= 0 {
+			c.queue.slab[at] = cl.item(*it)
+		}
+	}
+	for i := range c.queue.later {
+		e := &c.queue.later[i]
+		e.slot = cl.slot(e.slot)
 	}
 
 	c.check = w.check.clone(cl)

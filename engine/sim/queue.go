@@ -77,8 +77,8 @@ type qent struct {
 type queue struct {
 	heap     []qent
 	lane     fifo
-	later    []qent
-	laterMin qent // the earliest of later, when later is not empty
+	later    []lateEnt
+	laterMin qent // the earliest of later (its due and seq), when later is not empty
 	slab     []item
 	free     []int32
 }
@@ -88,6 +88,29 @@ type queue struct {
 type fifo struct {
 	e []qent
 	h int
+}
+
+// lateEnt is a deadline waiting in queue.later: its order and all an item
+// of its kind holds, so that one that can never act again by the time
+// the later timers are settled (nearly all) never takes a slot of the
+// slab: it is written there only if it is still live then.
+type lateEnt struct {
+	due    int64
+	seq    uint64
+	slot   *producerSlot // itemProducerTimer: the producer
+	life   int           // the producer's incarnation
+	ref    int           // the timer's reference, the purgatory request id
+	broker int           // itemProduceTimer: the broker
+	timer  client.TimerKind
+	kind   itemKind
+}
+
+// order is the entry's place in the queue's order.
+func (e *lateEnt) order() qent { return qent{due: e.due, seq: e.seq} }
+
+// item is the item the entry stands for.
+func (e *lateEnt) item() item {
+	return item{due: e.due, seq: e.seq, kind: e.kind, timer: e.timer, slot: e.slot, life: e.life, ref: e.ref, broker: e.broker}
 }
 
 // laneFront is the room a lane keeps before its head once it has been
@@ -162,7 +185,8 @@ func (q *queue) removeNext(fromLane bool) {
 // laneShift is how many taken entries the lane keeps before moving down.
 const laneShift = 32
 
-// items yields every queued item with its slot, in no particular order.
+// items yields every queued item with its slot, in no particular order: a
+// copy of each of the later timers, with slot -1.
 func (q *queue) items() iter.Seq2[int32, *item] {
 	return func(yield func(int32, *item) bool) {
 		for _, e := range q.heap {
@@ -175,8 +199,9 @@ func (q *queue) items() iter.Seq2[int32, *item] {
 				return
 			}
 		}
-		for _, e := range q.later {
-			if !yield(e.at, &q.slab[e.at]) {
+		for i := range q.later {
+			it := q.later[i].item() // a copy: it has no slot (at -1)
+			if !yield(-1, &it) {
 				return
 			}
 		}
@@ -200,15 +225,41 @@ func (w *World) top() (*qent, bool) {
 // can never act again.
 func (w *World) settleLater() {
 	q := &w.queue
-	for _, e := range q.later {
-		if w.obsolete(&q.slab[e.at]) {
-			q.release(e.at)
-			continue
+	for i := range q.later {
+		if e := &q.later[i]; !w.lateObsolete(e) {
+			q.heap = append(q.heap, q.place(e))
+			q.up(len(q.heap) - 1)
 		}
-		q.heap = append(q.heap, e)
-		q.up(len(q.heap) - 1)
 	}
 	q.later = q.later[:0]
+}
+
+// place writes the item e stands for into a slot of the slab and returns
+// its heap entry.
+func (q *queue) place(e *lateEnt) qent {
+	at, d := q.reserve()
+	d.due, d.seq, d.kind, d.timer, d.slot, d.life, d.ref, d.broker = e.due, e.seq, e.kind, e.timer, e.slot, e.life, e.ref, e.broker
+	return qent{due: e.due, seq: e.seq, at: at}
+}
+
+// scheduleLate queues a deadline of a kind that waits in later
+// (waitsLater), due after now, without a slot of the slab.
+func (w *World) scheduleLate(e lateEnt) {
+	w.seq++
+	e.seq = w.seq
+	q := &w.queue
+	if len(q.later) == 0 {
+		if cap(q.later) == 0 {
+			q.later = make([]lateEnt, 0, firstLater)
+		}
+		q.laterMin = e.order()
+	} else if o := e.order(); before(&o, &q.laterMin) {
+		q.laterMin = o
+	}
+	q.later = append(q.later, e)
+	if len(q.heap)+len(q.later) > w.compactAt {
+		w.compact()
+	}
 }
 
 // waitsLater reports whether an item of kind k not due at once waits in
@@ -261,19 +312,9 @@ func (w *World) enqueue(at int32, it *item) {
 		return
 	case it.due <= w.now && q.lane.pushFront(e):
 		return
-	case waitsLater(it.kind):
-		if len(q.later) == 0 {
-			if cap(q.later) == 0 {
-				q.room()
-			}
-			q.laterMin = e
-		} else if before(&e, &q.laterMin) {
-			q.laterMin = e
-		}
-		q.later = append(q.later, e)
 	default:
 		if cap(q.heap) == 0 {
-			q.room()
+			q.heap = make([]qent, 0, firstHeap)
 		}
 		q.heap = append(q.heap, e)
 		q.up(len(q.heap) - 1)
@@ -372,12 +413,10 @@ func (w *World) compact() {
 		}
 		kept = append(kept, e)
 	}
-	for _, e := range q.later {
-		if w.obsolete(&q.slab[e.at]) {
-			q.release(e.at)
-			continue
+	for i := range q.later {
+		if e := &q.later[i]; !w.lateObsolete(e) {
+			kept = append(kept, q.place(e))
 		}
-		kept = append(kept, e)
 	}
 	q.heap, q.later = kept, q.later[:0]
 	for i := len(kept)/2 - 1; i >= 0; i-- {
@@ -408,21 +447,6 @@ const (
 	firstLater = compactSlack // a busy world settles them only when compacting
 )
 
-// room gives the heap and later the room they start with, in one
-// allocation when both have none yet (a new world; a copy of a world
-// whose queue held neither).
-func (q *queue) room() {
-	switch {
-	case cap(q.heap) == 0 && cap(q.later) == 0:
-		b := make([]qent, 0, firstHeap+firstLater)
-		q.heap, q.later = b[:0:firstHeap], b[firstHeap:firstHeap]
-	case cap(q.heap) == 0:
-		q.heap = make([]qent, 0, firstHeap)
-	case cap(q.later) == 0:
-		q.later = make([]qent, 0, firstLater)
-	}
-}
-
 // obsolete reports whether an item can never act again, whatever happens
 // meanwhile (timers whose condition might come back are kept).
 func (w *World) obsolete(it *item) bool {
@@ -430,14 +454,27 @@ func (w *World) obsolete(it *item) bool {
 	case itemWake:
 		return it.slot.life != it.life || it.ref != it.slot.wakeGen
 	case itemProducerTimer:
-		return it.slot.life != it.life || it.slot.removed || !it.slot.p.TimerLive(it.timer, it.ref)
+		return producerTimerObsolete(it.slot, it.life, it.timer, it.ref)
 	case itemProduceTimer:
-		b := w.broker(it.broker)
-		return !b.HasPending(it.ref)
+		return !w.broker(it.broker).HasPending(it.ref)
 	case itemCoordTimer:
 		return !w.broker(it.broker).CoordinatorTimerLive(it.txnID, it.ref)
 	}
 	return false
+}
+
+// lateObsolete is obsolete for a later timer.
+func (w *World) lateObsolete(e *lateEnt) bool {
+	if e.kind == itemProducerTimer {
+		return producerTimerObsolete(e.slot, e.life, e.timer, e.ref)
+	}
+	return !w.broker(e.broker).HasPending(e.ref) // itemProduceTimer
+}
+
+// producerTimerObsolete reports whether a producer's timer can never act
+// again: its incarnation is gone, or the producer no longer waits for it.
+func producerTimerObsolete(s *producerSlot, life int, timer client.TimerKind, ref int) bool {
+	return s.life != life || s.removed || !s.p.TimerLive(timer, ref)
 }
 
 func (h *queue) down(i int) {

@@ -208,24 +208,29 @@ func TestQueueOrderWithLater(t *testing.T) {
 		now := w.now
 		for op := 0; op < 400; op++ {
 			if r.IntN(3) > 0 || len(want) == 0 {
+				if k := r.IntN(4); k == 1 || k == 2 {
+					// A deadline, as a producer arms it (queue.later).
+					ref, due := 1, now+[]int64{1, 11, 30000}[r.IntN(3)]
+					if r.IntN(2) == 0 {
+						ref = 9999 // no such batch: can never act
+					}
+					w.scheduleFor(s, due, itemProducerTimer, client.DeliveryDeadline, ref)
+					if ref == 1 {
+						want = append(want, qkey{due, int64(w.seq)})
+					}
+					continue
+				} else if k == 0 {
+					at, it := w.queue.reserve()
+					it.kind, it.due = itemFence, now+[]int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
+					w.enqueue(at, it)
+					want = append(want, qkeyOf(it))
+					continue
+				}
 				at, it := w.queue.reserve()
 				it.kind = itemDeliver
 				it.due = now + []int64{0, 1, 1, 1, 11, 30000}[r.IntN(6)]
-				dead := false
-				switch r.IntN(4) {
-				case 0:
-					it.kind = itemFence
-				case 1, 2:
-					it.kind, it.slot, it.life, it.timer, it.ref = itemProducerTimer, s, s.life, client.DeliveryDeadline, 1
-					it.due = now + []int64{1, 11, 30000}[r.IntN(3)]
-					if r.IntN(2) == 0 {
-						it.ref, dead = 9999, true // no such batch: can never act
-					}
-				}
 				w.enqueue(at, it)
-				if !dead {
-					want = append(want, qkeyOf(it))
-				}
+				want = append(want, qkeyOf(it))
 				continue
 			}
 			sortQkeys(want)
