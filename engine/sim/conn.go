@@ -75,6 +75,18 @@ func (k connKey) String() string {
 	return k.opener.String() + what + "-broker " + strconv.Itoa(k.broker) + " #" + strconv.Itoa(k.n)
 }
 
+// saidBy reports whether the connection's name is what a message's ends
+// say with its number (trace.Builder.Conn): a client channel's, opened by
+// the end that sent the request (to for an answer), to the broker at the
+// other end.
+func (k connKey) saidBy(from, to msg.Addr, resp bool) bool {
+	opener, broker := from, to
+	if resp {
+		opener, broker = to, from
+	}
+	return k.channel == clientChannel && k.opener == opener && broker.Broker > 0 && k.broker == broker.Broker
+}
+
 type closeKind uint8
 
 const (

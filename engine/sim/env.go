@@ -257,7 +257,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 	it.due = f.due
 	w.enqueue(at, it) // the slot stays put until the item is performed: f is still the message
 	if w.tracing() {
-		fromS, toS, api := from.String(), to.String(), body.Name()
+		api := body.Name()
 		req, isProduce := body.(*msg.ProduceRequest)
 		batches := 0 // about the length of the list of a produce request's batches
 		if isProduce {
@@ -268,15 +268,15 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		// the attributes' (trace.SentenceSend) but for the message's
 		// content, which follows them.
 		conn := c.name()
-		a := w.slab.Begin(192 + len(api) + len(fromS) + len(toS) + len(conn) + batches)
+		a := w.slab.Begin(192 + len(api) + len(from.Client) + len(to.Client) + len(conn) + batches) // a broker's end: a byte or two
 		a = a.Int(trace.KeyMessage, int64(id))
-		a = a.Str(trace.KeyAPI, api)
+		a = a.API(trace.KeyAPI, api)
 		a = a.Bool(trace.KeyResponse, resp)
-		a = a.Str(trace.KeyFrom, fromS)
-		a = a.Str(trace.KeyTo, toS)
+		a = a.Addr(trace.KeyFrom, from.Broker, from.Client)
+		a = a.Addr(trace.KeyTo, to.Broker, to.Client)
 		a = a.Int(trace.KeyDueMs, f.due)
 		a = a.Bool(trace.KeyDelayed, f.delayed)
-		a = a.Str(trace.KeyConnection, conn)
+		a = a.Conn(trace.KeyConnection, conn, c.key.n, c.key.saidBy(from, to, resp))
 		switch {
 		case isProduce && !f.delayed && batchesParse(req):
 			a = a.BatchRefs(trace.KeyBatches) // said by the content's arguments (appendContent)

@@ -406,13 +406,13 @@ func expectsAnswer(body msg.Body) bool {
 // emitDelivered emits the message.deliver of f, note ending its text.
 func (w *World) emitDelivered(f *flight, note string) {
 	m := &f.m
-	to, from, api := m.To.String(), m.From.String(), m.Body.Name()
-	a := w.slab.Begin(34 + len(api) + len(from) + len(to) + len(note))
+	api := m.Body.Name()
+	a := w.slab.Begin(34 + len(api) + len(m.From.Client) + len(m.To.Client) + len(note)) // a broker's end: a byte or two
 	a = a.Int(trace.KeyMessage, int64(m.ID))
-	a = a.Str(trace.KeyAPI, api)
+	a = a.API(trace.KeyAPI, api)
 	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
-	a = a.Str(trace.KeyFrom, from)
-	a = a.Str(trace.KeyTo, to)
+	a = a.Addr(trace.KeyFrom, m.From.Broker, m.From.Client)
+	a = a.Addr(trace.KeyTo, m.To.Broker, m.To.Client)
 	a = a.Say(trace.SentenceDeliver).ArgText(note)
 	w.event("message.deliver").Attrs = w.slab.Done(a)
 }

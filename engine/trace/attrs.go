@@ -18,7 +18,10 @@ import (
 // byte, a text as its length (a uvarint) and its bytes. The produce
 // path's keys fold an integer's, a text's or a boolean's kind into their
 // byte (foldedBase). A produce request's list of batches takes its key
-// and kind alone: the sentence's arguments name them (BatchRefs). A
+// and kind alone: the sentence's arguments name them (BatchRefs). The
+// message events' names take a byte or two: an API's and a broker's by
+// number, a connection's by its number beside the ends it joins (API,
+// Addr, Conn), and they read back as their text. A
 // produce.decision's decision, packed, may come first (decisionKey), and
 // a sentence first or last (sentenceKey).
 //
@@ -26,8 +29,9 @@ import (
 // scans them however long the trace grows, and they take about a sixth
 // of the room of a slice of Attr. A key in the table is always written
 // as its number, whoever packs it (Append, With, a Slab's Builder), so
-// two events with the same attributes have equal Attrs, byte for byte,
-// which is what reflect.DeepEqual (the time-travel tests) compares. Bytes
+// two events with the same attributes, written the same way (the name
+// forms are the Builder's alone), have equal Attrs, byte for byte, which
+// is what reflect.DeepEqual (the time-travel tests) compares. Bytes
 // once appended are never changed: the strings read from them (Get, All)
 // share them.
 type Attrs []byte
@@ -272,6 +276,22 @@ func (a Attrs) at(i int) (Attr, int) {
 		// A produce request's batches, named by its sentence's arguments
 		// (Builder.BatchRefs): read as the JSON list they stand for.
 		v = Value{kind: 'j', s: a.batchRefs(i)}
+	case 'A', 'B', 'C':
+		// A name, by number (Builder.API, Addr, Conn): read as its text.
+		kind := v.kind
+		v.kind = 's'
+		switch kind {
+		case 'A':
+			v.s = apis[a[i]%byte(len(apis))]
+			i++
+		case 'B':
+			n, k := argInt(a[i:])
+			v.s, i = brokerName(n), i+k
+		default:
+			n, k := argInt(a[i:])
+			v.s = a.connName(a.start(), i-2, n)
+			i += k
+		}
 	case 'p':
 		// A decision's path, packed (Builder.Path): read as its text.
 		p, n, _ := producerstate.UnpackPath(a[i:])
