@@ -373,6 +373,10 @@ func (r *doneReader) next() doneBatch {
 	k := 1
 	d := doneBatch{state: Acked + BatchState(flags>>doneStateShift), tp: p.tp, sends: 1, sent: flags&doneSent != 0}
 	sv := func() int64 {
+		if c := e[k]; c < 0x80 { // one byte, as most are: without binary.Varint's loop
+			k++
+			return int64(c>>1) ^ -int64(c&1)
+		}
 		v, n := binary.Varint(e[k:])
 		k += n
 		return v

@@ -195,6 +195,21 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 	var dec record.Decoder
 	var batch record.Batch
 	var seen serialSet // the serials visible in the partition counted; cleared for the next, keeping its room
+	// Every producer's batches, read once (settled ones without their
+	// bytes, which the counts do not need) for all the partitions.
+	var batches []labBatch
+	for _, e := range w.producers.all.all() {
+		s := e.slot
+		if s.p == nil || s.removed {
+			continue
+		}
+		for _, b := range s.p.SettledFrom(0, false) {
+			batches = append(batches, labBatch{b.TP, b.FirstSerial, b.Count, b.State})
+		}
+		for _, b := range s.p.Unsettled() {
+			batches = append(batches, labBatch{b.TP, b.FirstSerial, b.Count, b.State})
+		}
+	}
 	for _, m := range w.parts {
 		lead := m.leader
 		if lead == 0 {
@@ -228,35 +243,30 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 			}
 			return true
 		})
-		for _, e := range w.producers.all.all() {
-			s := e.slot
-			if s.p == nil || s.removed {
-				continue
-			}
-			// Settled batches read without their bytes, which the counts
-			// do not need.
-			for _, b := range s.p.SettledFrom(0, false) {
-				res.tally(&b, m.tp, &seen)
-			}
-			for _, b := range s.p.Unsettled() {
-				res.tally(b, m.tp, &seen)
+		for i := range batches {
+			if b := &batches[i]; b.tp == m.tp {
+				res.tally(b, &seen)
 			}
 		}
 	}
 	return res, nil
 }
 
-// tally counts batch b if it is one for partition tp, whose visible
-// serials are seen.
-func (res *LabResult) tally(b *client.Batch, tp msg.TP, seen *serialSet) {
-	if b.TP != tp {
-		return
-	}
-	switch b.State {
+// labBatch is what the lab's counts read of a producer's batch.
+type labBatch struct {
+	tp          msg.TP
+	firstSerial int64
+	count       int32
+	state       client.BatchState
+}
+
+// tally counts batch b of a partition whose visible serials are seen.
+func (res *LabResult) tally(b *labBatch, seen *serialSet) {
+	switch b.state {
 	case client.Acked:
 		res.Acked++
-		for i := int64(0); i < int64(b.Count); i++ {
-			if !seen.has(b.FirstSerial + i) {
+		for i := int64(0); i < int64(b.count); i++ {
+			if !seen.has(b.firstSerial + i) {
 				res.Lost++
 			}
 		}
