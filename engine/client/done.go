@@ -42,16 +42,19 @@ type doneExtra struct {
 	reset      bool // sentPID, sentEpoch and sentSeq are set
 }
 
-// settled is what is kept of b once it is done.
-func (b *Batch) settled() doneBatch {
+// settled is what is kept of b once it is done: the entry, with no extra,
+// and the extra if it has one (written into *x, which add copies; not
+// pointed to, so that it stays on the caller's stack).
+func (b *Batch) settled(x *doneExtra) (doneBatch, bool) {
 	d := doneBatch{firstSerial: b.FirstSerial, baseOffset: b.BaseOffset, pid: b.PID, timestamp: b.Timestamp, tp: &b.ps.tp,
 		seq: b.Seq, count: b.Count, sends: int32(b.Sends), err: b.Err, epoch: b.Epoch, state: b.State, sent: b.sent}
 	reset := b.sent && (b.sentPID != b.PID || b.sentEpoch != b.Epoch || b.sentSeq != b.Seq)
 	if b.Key != nil || b.Explicit || reset {
-		d.extra = &doneExtra{key: b.Key, value: b.Value, explicit: b.Explicit, reset: reset,
+		*x = doneExtra{key: b.Key, value: b.Value, explicit: b.Explicit, reset: reset,
 			sentPID: b.sentPID, sentSeq: b.sentSeq, sentEpoch: b.sentEpoch}
+		return d, true
 	}
-	return d
+	return d, false
 }
 
 // fill writes the batch d keeps, with this id, into the zero batch b,
@@ -94,35 +97,51 @@ func (l *doneList) Len() int {
 }
 
 // add appends d.
-func (l *doneList) add(d *doneBatch, sc *Scratch) {
+// add appends d, with a copy of the extra x if d has one (settled).
+func (l *doneList) add(d *doneBatch, x *doneExtra, hasExtra bool, sc *Scratch) {
 	switch {
 	case l.more != nil:
-		l.more.append(d)
+		l.more.append(d, x, hasExtra)
 	case l.first == nil:
 		l.first = sc.dones.New()
 		*l.first = *d
+		if hasExtra {
+			c := *x
+			l.first.extra = &c
+		}
 	default:
 		l.more = &doneLog{end: doneMark{prev: *l.first}}
-		l.more.append(d)
+		l.more.append(d, x, hasExtra)
 	}
 }
 
-// each calls f with entry i and each after it, in order, with where
-// each is kept, until f returns false.
-func (l *doneList) each(i int, f func(i int, ref DoneRef, d *doneBatch) bool) {
-	if i == 0 && l.first != nil && !f(0, DoneRef{first: l.first}, l.first) {
-		return
+// doneIter reads a list's entries in order from one (doneList.from).
+type doneIter struct {
+	l *doneList
+	r doneReader
+	j int
+}
+
+// from returns an iterator at entry i.
+func (l *doneList) from(i int) doneIter {
+	it := doneIter{l: l, j: i}
+	if l.more != nil && i < l.Len() {
+		it.r = l.more.reader(max(0, i-1))
 	}
-	if l.more == nil || i >= l.Len() {
-		return
+	return it
+}
+
+// next returns the next entry, its index and where it is kept, if any.
+func (it *doneIter) next() (int, DoneRef, doneBatch, bool) {
+	j := it.j
+	if j >= it.l.Len() {
+		return 0, DoneRef{}, doneBatch{}, false
 	}
-	r := l.more.reader(max(0, i-1))
-	for j := max(1, i); j < l.Len(); j++ {
-		d := r.next()
-		if !f(j, DoneRef{tok: l.more.tokenOf(j - 1), i: j}, &d) {
-			return
-		}
+	it.j++
+	if j == 0 {
+		return 0, DoneRef{first: it.l.first}, *it.l.first, true
 	}
+	return j, DoneRef{tok: it.l.more.tokenOf(j - 1), i: j}, it.r.next(), true
 }
 
 // at returns entry i.
@@ -232,8 +251,9 @@ const (
 	doneStateShift = 6
 )
 
-// append adds d, whose state is done (Acked, Failed or Expired).
-func (l *doneLog) append(d *doneBatch) {
+// append adds d, whose state is done (Acked, Failed or Expired), with a
+// copy of the extra x if it has one.
+func (l *doneLog) append(d *doneBatch, x *doneExtra, hasExtra bool) {
 	if uint(l.n)%doneMarkEvery == 0 {
 		l.marks.Append(l.end)
 	}
@@ -266,10 +286,10 @@ func (l *doneLog) append(d *doneBatch) {
 	} else {
 		e = wire.AppendVarlong(wire.AppendVarlong(e, d.pid), int64(d.epoch))
 	}
-	if d.extra != nil {
+	if hasExtra {
 		flags |= doneHasExtra
 		e = wire.AppendVarlong(e, int64(l.extras.Len()))
-		l.extras.Append(*d.extra)
+		l.extras.Append(*x)
 		d.extra = l.extras.Last()
 	}
 	if d.sent {

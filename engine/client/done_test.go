@@ -68,6 +68,17 @@ func randomDone(rng *rand.Rand, prev doneBatch, tps []msg.TP) doneBatch {
 	return d
 }
 
+// addDone adds d as settle does, its extra apart.
+func addDone(l *doneList, d doneBatch, sc *Scratch) {
+	var x doneExtra
+	has := d.extra != nil
+	if has {
+		x = *d.extra
+	}
+	d.extra = nil
+	l.add(&d, &x, has, sc)
+}
+
 // sameDone compares done batches by what they hold, not where.
 func sameDone(a, b doneBatch) bool {
 	if (a.extra == nil) != (b.extra == nil) || a.extra != nil && !reflect.DeepEqual(*a.extra, *b.extra) || *a.tp != *b.tp {
@@ -94,7 +105,7 @@ func TestDoneListKeepsEntries(t *testing.T) {
 			d := randomDone(rng, prev, tps)
 			prev = d
 			want = append(want, d)
-			l.add(&d, &sc)
+			addDone(&l, d, &sc)
 		}
 		var refs []DoneRef
 		for i := range at {
@@ -107,8 +118,8 @@ func TestDoneListKeepsEntries(t *testing.T) {
 			e := randomDone(rng, prev, tps)
 			prev = d
 			want, cwant = append(want, d), append(cwant, e)
-			l.add(&d, &sc)
-			c.add(&e, &sc)
+			addDone(&l, d, &sc)
+			addDone(&c, e, &sc)
 		}
 		for name, x := range map[string]struct {
 			l    *doneList
@@ -124,15 +135,17 @@ func TestDoneListKeepsEntries(t *testing.T) {
 			}
 			from := rng.IntN(len(x.want))
 			n := from
-			x.l.each(from, func(i int, ref DoneRef, d *doneBatch) bool {
-				if i != n || !sameDone(*d, x.want[i]) || ref != x.l.ref(i) {
-					t.Fatalf("at %d, %s: each from %d gave entry %d (%+v), want %d (%+v)", at, name, from, i, *d, n, x.want[n])
+			for it := x.l.from(from); ; n++ {
+				i, ref, d, ok := it.next()
+				if !ok {
+					break
 				}
-				n++
-				return true
-			})
+				if i != n || !sameDone(d, x.want[i]) || ref != x.l.ref(i) {
+					t.Fatalf("at %d, %s: reading from %d gave entry %d (%+v), want %d (%+v)", at, name, from, i, d, n, x.want[n])
+				}
+			}
 			if n != len(x.want) {
-				t.Fatalf("at %d, %s: each from %d stopped at %d of %d", at, name, from, n, len(x.want))
+				t.Fatalf("at %d, %s: reading from %d stopped at %d of %d", at, name, from, n, len(x.want))
 			}
 		}
 		for i, r := range refs {
@@ -158,7 +171,7 @@ func TestDoneLogEntriesAreSmall(t *testing.T) {
 	for i := range 10_000 {
 		e := d
 		e.firstSerial, e.seq, e.baseOffset, e.timestamp = int64(i), int32(i), int64(i), int64(i)
-		l.add(&e, &sc)
+		addDone(&l, e, &sc)
 	}
 	m := l.more
 	n := len(m.tail)
@@ -206,9 +219,10 @@ func TestDoneBatchBytesAreTheLastSend(t *testing.T) {
 			}
 			var l doneList
 			for i := range 3 { // the first entry is kept apart; read back the third, from the log
-				d := b.settled()
+				var x doneExtra
+				d, extra := b.settled(&x)
 				d.firstSerial -= 3 * int64(2-i)
-				l.add(&d, &sc)
+				l.add(&d, &x, extra, &sc)
 			}
 			d := l.at(2)
 			var got Batch

@@ -404,17 +404,23 @@ func (p *Producer) BatchAt(i int) (b Batch) {
 // them again is most of reading them.
 func (p *Producer) SettledFrom(i int, bytes bool) iter.Seq2[DoneRef, Batch] {
 	return func(yield func(DoneRef, Batch) bool) {
-		p.done.each(i, func(j int, ref DoneRef, d *doneBatch) bool {
+		for it := p.done.from(i); ; {
+			j, ref, d, ok := it.next()
+			if !ok {
+				return
+			}
 			var b Batch
 			d.fill(&b, j+1, p, bytes)
-			return yield(ref, b)
-		})
+			if !yield(ref, b) {
+				return
+			}
+		}
 	}
 }
 
-// SettledRef identifies settled batch i (i < Settled()) by where it is
-// kept: producers share the entries of a history they share (a clone, a
-// world rewound), so equal refs mean the same batch.
+// SettledRef identifies settled batch i (i < Settled()) as DoneRef does:
+// producers share the entries of a history they share (a clone, a world
+// rewound), so equal refs mean the same batch.
 func (p *Producer) SettledRef(i int) DoneRef { return p.done.ref(i) }
 
 // Unsettled returns the batches from the oldest one not done, oldest first
@@ -471,8 +477,9 @@ func (p *Producer) settle(sc *Scratch) {
 		if !b.done() {
 			break
 		}
-		d := b.settled()
-		p.done.add(&d, sc)
+		var x doneExtra
+		d, extra := b.settled(&x)
+		p.done.add(&d, &x, extra, sc)
 		n++
 		// Given back in the same pass, once kept: nothing reads it again.
 		if p.txn == nil && b.Request == 0 && sc.spareBatches.Len() < spareMax {

@@ -165,8 +165,14 @@ func (a Attrs) appendSentence(b []byte) []byte {
 	i := a.start()
 	for i < len(a) && a[i] != sentenceKey {
 		k := a[i]
-		if k < foldedBase && i+1 < len(a) && a[i+1] == 'r' {
-			i += 2 // batch refs, which no sentence says: not read
+		if k < foldedBase && i+1 < len(a) && (a[i+1] == 'r' || a[i+1] == 'C') {
+			// Batch refs and a connection, which no sentence says: not
+			// read (a connection's name would be built).
+			i += 2
+			if a[i-1] == 'C' {
+				_, n := argInt(a[i:])
+				i += n
+			}
 			continue
 		}
 		if k >= foldedBase && k < foldedBase+3*foldedKeys {
