@@ -96,7 +96,6 @@ func (l *doneList) Len() int {
 	return 0
 }
 
-// add appends d.
 // add appends d, with a copy of the extra x if d has one (settled).
 func (l *doneList) add(d *doneBatch, x *doneExtra, hasExtra bool, sc *Scratch) {
 	switch {
