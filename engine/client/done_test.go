@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -235,4 +236,46 @@ func TestDoneBatchBytesAreTheLastSend(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Any entries the fuzzer makes, each field taken from its bytes, read
+// back as they were appended, one at a time and in order.
+func FuzzDoneLog(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0, 2, 3, 3, 3, 5, 1, 1, 9, 4, 4, 4, 4}, uint8(1))
+	f.Add([]byte{255, 255, 255, 255, 255, 255, 255, 127, 6, 128, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8}, uint8(2))
+	// Three entries: partitions, producer ids, epochs, states and extras change.
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 13, 14, 15,
+		1, 9, 8, 200, 6, 5, 4, 3, 2, 1, 2, 1, 4, 7, 8, 9,
+		2, 64, 3, 7, 1, 9, 1, 9, 1, 9, 0, 3, 5, 1, 0, 1}, uint8(1))
+	tps := []msg.TP{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "t", Partition: 63}}
+	f.Fuzz(func(t *testing.T, data []byte, seed uint8) {
+		var l doneList
+		var sc Scratch
+		var want []doneBatch
+		word := func(i int) int64 { return int64(binary.LittleEndian.Uint64(data[i : i+8])) }
+		for len(data) >= 16 {
+			d := doneBatch{tp: &tps[int(data[0])%len(tps)], firstSerial: word(0) >> (data[1] % 64),
+				baseOffset: word(8) >> (data[2] % 64), pid: int64(int8(data[3])), epoch: int16(data[4]),
+				seq: int32(word(4)), count: 1 + int32(data[5]%8), sends: int32(data[6] % 3), err: kerr.Code(int8(data[7])),
+				timestamp: word(2) >> (data[9] % 64), state: Acked + BatchState(data[10]%3), sent: data[11]%2 == 0}
+			if data[12]%4 == 0 {
+				d.extra = &doneExtra{key: data[13:14], explicit: data[14]%2 == 0, reset: data[15]%2 == 0, sentPID: int64(seed)}
+			}
+			addDone(&l, d, &sc)
+			want = append(want, d)
+			data = data[16:]
+		}
+		for i, w := range want {
+			if got := l.at(i); !sameDone(got, w) {
+				t.Fatalf("entry %d is %+v, want %+v", i, got, w)
+			}
+		}
+		it := l.from(int(seed) % (len(want) + 1))
+		for j := int(seed) % (len(want) + 1); j < len(want); j++ {
+			i, _, d, ok := it.next()
+			if !ok || i != j || !sameDone(d, want[j]) {
+				t.Fatalf("reading in order gave entry %d (%v) %+v, want %d %+v", i, ok, d, j, want[j])
+			}
+		}
+	})
 }
