@@ -217,8 +217,7 @@ type doneRun struct {
 //	count     d.count
 //	time      d.timestamp - p.timestamp
 type doneLog struct {
-	full   [][]byte // sealed blocks, each at most doneBlock long
-	tail   []byte   // the open block; tail[len:cap] belongs to this log alone
+	blocks hist.Blocks
 	marks  hist.List[doneMark]
 	tps    hist.List[msg.TP]
 	extras hist.List[doneExtra]
@@ -231,13 +230,11 @@ type doneLog struct {
 // doneMark is where a reader is: the entry's first byte and the entry
 // before it, decoded.
 type doneMark struct {
-	off  int64 // block<<donePosBits | the byte in the block
+	off  int64 // the entry's place in blocks (hist.Blocks.At)
 	prev doneBatch
 }
 
 const (
-	doneBlock     = 4 << 10
-	donePosBits   = 13
 	doneMarkEvery = 64
 	maxDoneEntry  = 1 + 11*binary.MaxVarintLen64
 
@@ -256,9 +253,6 @@ func (l *doneLog) append(d *doneBatch, x *doneExtra, hasExtra bool) {
 	if uint(l.n)%doneMarkEvery == 0 {
 		l.marks.Append(l.end)
 	}
-	if len(l.tail)+maxDoneEntry > cap(l.tail) {
-		l.room()
-	}
 	if l.tok == nil {
 		l.tok = &doneToken{}
 		l.runs = append(l.runs, doneRun{l.n, l.tok})
@@ -266,8 +260,9 @@ func (l *doneLog) append(d *doneBatch, x *doneExtra, hasExtra bool) {
 	p := &l.end.prev
 	// Appended in the room just made (wire's varints, inlined), the flags
 	// byte last.
-	start := len(l.tail)
-	e := append(l.tail, 0)
+	t := l.blocks.Room(maxDoneEntry, 2*maxDoneEntry)
+	start := len(t)
+	e := append(t, 0)
 	flags := byte(d.state-Acked) << doneStateShift
 	if *d.tp == *p.tp {
 		flags |= doneSameTP
@@ -304,8 +299,8 @@ func (l *doneLog) append(d *doneBatch, x *doneExtra, hasExtra bool) {
 	e = wire.AppendVarlong(e, int64(d.count))
 	e = wire.AppendVarlong(e, d.timestamp-p.timestamp)
 	e[start] = flags
-	l.tail = e
-	l.end.off = int64(len(l.full))<<donePosBits | int64(len(l.tail))
+	l.blocks.Keep(e)
+	l.end.off = l.blocks.End()
 	l.end.prev = *d
 	l.n++
 }
@@ -323,25 +318,11 @@ func (l *doneLog) tpNumber(d *doneBatch) int {
 	return l.tps.Len() - 1
 }
 
-// room makes room in the open block for an entry of any size: a new block
-// when the open one would grow past doneBlock, so that an entry never
-// straddles two.
-func (l *doneLog) room() {
-	if len(l.tail)+maxDoneEntry > doneBlock {
-		l.full = append(l.full, l.tail)
-		l.tail = nil
-	}
-	// Full, or shared with a copy: continue in room of its own.
-	l.tail = hist.Regrown(l.tail, len(l.full) == 0, 2*maxDoneEntry, doneBlock)
-}
-
 // clone returns a log sharing l's entries. Its own appends are named by a
 // token of their own.
 func (l *doneLog) clone() doneLog {
 	c := *l
-	c.full = l.full[:len(l.full):len(l.full)]
-	c.tail = l.tail[:len(l.tail):len(l.tail)]
-	c.marks, c.tps, c.extras = l.marks.Clone(), l.tps.Clone(), l.extras.Clone()
+	c.blocks, c.marks, c.tps, c.extras = l.blocks.Clone(), l.marks.Clone(), l.tps.Clone(), l.extras.Clone()
 	c.runs, c.tok = l.runs[:len(l.runs):len(l.runs)], nil
 	return c
 }
@@ -370,22 +351,9 @@ func (l *doneLog) reader(i int) doneReader {
 	return r
 }
 
-// locate returns the block the next entry is in, its number and where in
-// it the entry starts.
-func (r *doneReader) locate() ([]byte, int, int) {
-	b, pos := int(r.at.off>>donePosBits), int(r.at.off&(1<<donePosBits-1))
-	if b < len(r.l.full) && pos == len(r.l.full[b]) { // the entry did not fit: it starts the next block
-		b, pos = b+1, 0
-	}
-	if b < len(r.l.full) {
-		return r.l.full[b], b, pos
-	}
-	return r.l.tail, b, pos
-}
-
 // next decodes the entry at r and moves past it.
 func (r *doneReader) next() doneBatch {
-	blk, b, pos := r.locate()
+	blk, b, pos := r.l.blocks.At(r.at.off)
 	e := blk[pos:]
 	p := &r.at.prev
 	flags := e[0]
@@ -423,7 +391,7 @@ func (r *doneReader) next() doneBatch {
 	d.baseOffset = p.baseOffset + int64(p.count) + sv()
 	d.count = int32(sv())
 	d.timestamp = p.timestamp + sv()
-	r.at.off = int64(b)<<donePosBits | int64(pos+k)
+	r.at.off = hist.Offset(b, pos+k)
 	r.at.prev = d
 	return d
 }

@@ -32,12 +32,11 @@ import (
 //	limit      hasLimit: zigzag; without it, limit is 0, or
 //	           math.MaxInt64 with limitMax
 type actionLog struct {
-	full  [][]byte // sealed blocks, each at most logBlock long
-	tail  []byte   // the open block; tail[len:cap] belongs to this log alone
-	marks hist.List[logState]
-	cmds  hist.List[script.Command]
-	n     int      // entries
-	end   logState // where the next entry goes
+	blocks hist.Blocks
+	marks  hist.List[logState]
+	cmds   hist.List[script.Command]
+	n      int      // entries
+	end    logState // where the next entry goes
 	// The last entry's limit when it is an idle step (idle), and the last
 	// two commands of cmds (named again most often): what appending
 	// looks at, kept so that it need not read them back.
@@ -50,14 +49,12 @@ type actionLog struct {
 // logState is where a reader is: the entry's first byte and what the
 // entry before left (its after, the commands so far).
 type logState struct {
-	off   int64 // block<<posBits | the byte in the block (up to logBlock)
+	off   int64 // the entry's place in blocks (hist.Blocks.At)
 	after int64
 	cmds  int64
 }
 
 const (
-	logBlock  = 4 << 10
-	posBits   = 13 // room for a position at a block's very end
 	markEvery = 64
 
 	flagOldCmd   = 1 << 3
@@ -80,11 +77,9 @@ func (l *actionLog) Append(a action) {
 	if uint(l.n)%markEvery == 0 {
 		l.marks.Append(l.end)
 	}
-	if len(l.tail)+maxEntry > cap(l.tail) {
-		l.room()
-	}
-	// Encoded in place, in the room just made.
-	e := l.tail[len(l.tail) : len(l.tail)+maxEntry]
+	// Encoded in place, in the room made for an entry of any size.
+	t := l.blocks.Room(maxEntry, 64)
+	e := t[len(t) : len(t)+maxEntry]
 	flags := byte(a.kind)
 	delta := int64(a.after) - l.end.after
 	k := 2
@@ -122,8 +117,8 @@ func (l *actionLog) Append(a action) {
 		k += putVarint(e[k:], a.limit)
 	}
 	e[0] = flags
-	l.tail = l.tail[:len(l.tail)+k]
-	l.end.off = int64(len(l.full))<<posBits | int64(len(l.tail))
+	l.blocks.Keep(t[:len(t)+k])
+	l.end.off = l.blocks.End()
 	l.end.after = int64(a.after)
 	l.idle, l.idleLast = a.limit, a.kind == actIdle
 	l.n++
@@ -154,25 +149,10 @@ func defaultAt(kind actionKind, delta int64) int64 {
 	return 0
 }
 
-// room makes room in the open block for an entry of any size: a new block
-// when the open one would grow past logBlock, so that an entry never
-// straddles two.
-func (l *actionLog) room() {
-	if len(l.tail)+maxEntry > logBlock {
-		l.full = append(l.full, l.tail)
-		l.tail = nil
-	}
-	// Full, or shared with a copy: continue in room of its own, at least
-	// 64 bytes (room for an entry of any size).
-	l.tail = hist.Regrown(l.tail, len(l.full) == 0, 64, logBlock)
-}
-
 // Clone returns a log sharing l's entries.
 func (l *actionLog) Clone() actionLog {
 	c := *l
-	c.full = l.full[:len(l.full):len(l.full)]
-	c.tail = l.tail[:len(l.tail):len(l.tail)]
-	c.marks, c.cmds = l.marks.Clone(), l.cmds.Clone()
+	c.blocks, c.marks, c.cmds = l.blocks.Clone(), l.marks.Clone(), l.cmds.Clone()
 	return c
 }
 
@@ -187,13 +167,7 @@ func (l *actionLog) Truncate(n int) {
 	}
 	r := l.reader(n - 1)
 	last := r.next()
-	b, pos := int(r.at.off>>posBits), int(r.at.off&(1<<posBits-1))
-	if b < len(l.full) {
-		l.tail = l.full[b][:pos:pos]
-		l.full = l.full[:b:b]
-	} else {
-		l.tail = l.tail[:pos:pos] // a copy may still see what follows: the next append moves
-	}
+	l.blocks.Truncate(r.at.off)
 	l.marks.Truncate((n + markEvery - 1) / markEvery)
 	l.cmds.Truncate(int(r.at.cmds))
 	l.n, l.end = n, r.at
@@ -216,7 +190,7 @@ func (l *actionLog) At(i int) action {
 // Bytes is what the log holds: its blocks, marks and commands (what the
 // commands point to is counted with the world's state).
 func (l *actionLog) Bytes() int {
-	return len(l.full)*logBlock + len(l.tail) + l.marks.Len()*24 + l.cmds.Len()*16
+	return l.blocks.Bytes() + l.marks.Len()*24 + l.cmds.Len()*16
 }
 
 // logReader reads a log's entries in order.
@@ -236,18 +210,7 @@ func (l *actionLog) reader(i int) logReader {
 
 // next decodes the entry at r and moves past it.
 func (r *logReader) next() action {
-	b, pos := int(r.at.off>>posBits), int(r.at.off&(1<<posBits-1))
-	blk := r.l.tail
-	if b < len(r.l.full) {
-		blk = r.l.full[b]
-		if pos == len(blk) { // the entry did not fit: it starts the next block
-			b, pos = b+1, 0
-			blk = r.l.tail
-			if b < len(r.l.full) {
-				blk = r.l.full[b]
-			}
-		}
-	}
+	blk, b, pos := r.l.blocks.At(r.at.off)
 	e := blk[pos:]
 	flags := e[0]
 	a := action{kind: actionKind(flags & 7)}
@@ -278,7 +241,7 @@ func (r *logReader) next() action {
 	case flags&flagLimit != 0:
 		a.limit, k = getVarint(e, k)
 	}
-	r.at.off = int64(b)<<posBits | int64(pos+k)
+	r.at.off = hist.Offset(b, pos+k)
 	r.at.after = int64(a.after)
 	return a
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/script"
 )
 
@@ -149,14 +150,14 @@ func TestActionLogAgreesWithList(t *testing.T) {
 func TestActionLogBlockEdge(t *testing.T) {
 	var l actionLog
 	var want []action
-	for len(l.full) == 0 {
+	for l.blocks.Sealed() == 0 {
 		a := action{kind: actApply}
 		l.Append(a)
 		want = append(want, a)
 	}
 	inFirst := len(want) - 1
-	if n := len(l.full[0]); n > logBlock || n < logBlock-maxEntry || n != 2*inFirst {
-		t.Fatalf("the first block sealed at %d bytes with %d two-byte entries, want %d-%d", n, inFirst, logBlock-maxEntry, logBlock)
+	if first, _, _ := l.blocks.At(0); len(first) > hist.BlockSize || len(first) < hist.BlockSize-maxEntry || len(first) != 2*inFirst {
+		t.Fatalf("the first block sealed at %d bytes with %d two-byte entries, want %d-%d", len(first), inFirst, hist.BlockSize-maxEntry, hist.BlockSize)
 	}
 	l.Truncate(inFirst)
 	want = want[:inFirst]
