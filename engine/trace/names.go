@@ -20,23 +20,10 @@ var apis = [...]string{
 
 // apiNumber is name's number in apis.
 func apiNumber(name string) (byte, bool) {
-	switch name {
-	case "Produce":
-		return 0, true
-	case "Fetch":
-		return 1, true
-	case "InitProducerId":
-		return 2, true
-	case "AddPartitionsToTxn":
-		return 3, true
-	case "AddOffsetsToTxn":
-		return 4, true
-	case "TxnOffsetCommit":
-		return 5, true
-	case "EndTxn":
-		return 6, true
-	case "WriteTxnMarkers":
-		return 7, true
+	for i, a := range apis {
+		if a == name {
+			return byte(i), true
+		}
 	}
 	return 0, false
 }
