@@ -78,7 +78,14 @@ func (b *Broker) resultRoom(n int) []msg.ProduceResult {
 		b.spareResults[k-1] = nil
 		b.spareResults = b.spareResults[:k-1]
 		if cap(r) >= n {
-			clear(r[:cap(r)]) // nothing of the last answer stays alive through it
+			// Nothing of the last answer stays alive through it. Most
+			// answers carry one result: a store clears it for less than
+			// clear's call.
+			if r = r[:cap(r)]; len(r) == 1 {
+				r[0] = msg.ProduceResult{}
+			} else {
+				clear(r)
+			}
 			return r[:0]
 		}
 	}

@@ -64,10 +64,14 @@ func (p *Producer) runSender(env Env, sc *Scratch, now int64) bool {
 		return did // every batch in a queue is one not done: none waits
 	}
 	var brokers [8]int // a handful of leaders; grows past eight without harm
-	leaders := brokers[:0]
+	leaders, leaderless := brokers[:0], false
 	for _, ps := range p.parts {
 		if len(ps.waiting()) > 0 {
-			if b, ok := env.Leader(ps.tp); ok && !slices.Contains(leaders, b) {
+			b, ok := env.Leader(ps.tp)
+			switch {
+			case !ok:
+				leaderless = true
+			case !slices.Contains(leaders, b):
 				leaders = append(leaders, b)
 			}
 		}
@@ -76,7 +80,9 @@ func (p *Producer) runSender(env Env, sc *Scratch, now int64) bool {
 		slices.Sort(leaders)
 	}
 	for _, b := range leaders {
-		if p.drainTo(b, env, sc, now) {
+		// With one leader for all that waits (most passes), every
+		// partition with a batch waiting is its: drainTo need not ask again.
+		if p.drainTo(b, len(leaders) == 1 && !leaderless, env, sc, now) {
 			did = true
 		}
 	}
@@ -118,8 +124,9 @@ func (p *Producer) maybeInit(env Env) bool {
 }
 
 // drainTo sends one produce request to broker b with at most one batch per
-// partition it leads, if the connection has room (max.in.flight).
-func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
+// partition it leads, if the connection has room (max.in.flight). When
+// all is true, b leads every partition with a batch waiting.
+func (p *Producer) drainTo(b int, all bool, env Env, sc *Scratch, now int64) bool {
 	if p.inflightTo(b) >= p.cfg.MaxInFlight || !env.Ready(b) {
 		return false
 	}
@@ -128,8 +135,10 @@ func (p *Producer) drainTo(b int, env Env, sc *Scratch, now int64) bool {
 		if len(ps.waiting()) == 0 {
 			continue // nothing to drain (drainable's first test): no need to ask for its leader
 		}
-		if leader, ok := env.Leader(ps.tp); !ok || leader != b {
-			continue
+		if !all {
+			if leader, ok := env.Leader(ps.tp); !ok || leader != b {
+				continue
+			}
 		}
 		if first := p.drainable(ps, now); first != nil {
 			ps.q.queue = dropFront(ps.q.queue, 1) // keeps the capacity for the next batch
@@ -224,7 +233,13 @@ func (sc *Scratch) produceRequest(n int) *msg.ProduceRequest {
 	if cap(room) < n {
 		room = sc.produceBatches.Make(n)
 	}
-	clear(room[:cap(room)]) // nothing of the last request stays alive through it
+	// Nothing of the last request stays alive through it. Most requests
+	// carry one batch: a store clears it for less than clear's call.
+	if room = room[:cap(room)]; len(room) == 1 {
+		room[0] = msg.ProduceBatch{}
+	} else {
+		clear(room)
+	}
 	*req = msg.ProduceRequest{Batches: room[:n]}
 	return req
 }

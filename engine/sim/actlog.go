@@ -79,7 +79,7 @@ func (l *actionLog) Append(a action) {
 	}
 	// Encoded in place, in the room made for an entry of any size.
 	t := l.blocks.Room(maxEntry, 64)
-	e := t[len(t) : len(t)+maxEntry]
+	e := (*[maxEntry]byte)(t[len(t) : len(t)+maxEntry]) // one bounds check for the fixed places
 	flags := byte(a.kind)
 	delta := int64(a.after) - l.end.after
 	k := 2

@@ -45,7 +45,7 @@ func (w *World) clone(live bool) *World {
 		cons: map[*consumerSlot]*consumerSlot{}, conns: map[*connection]*connection{}, pairs: map[*pairState]*pairState{}}
 	c := &World{seed: w.seed, pcg: w.pcg, now: w.now, steps: w.steps, cluster: w.cluster, started: w.started,
 		pidNext: w.pidNext, seq: w.seq, nextMsgID: w.nextMsgID, nextFault: w.nextFault,
-		nextExpiry: w.nextExpiry, nextISR: w.nextISR, nextTxn: w.nextTxn, quiet: w.quiet, nextConn: w.nextConn, connsKept: w.connsKept,
+		nextExpiry: w.nextExpiry, nextISR: w.nextISR, nextTxn: w.nextTxn, nextPeriodic: w.nextPeriodic, quiet: w.quiet, nextConn: w.nextConn, connsKept: w.connsKept,
 		periodicRuns: w.periodicRuns, everyPeriod: w.everyPeriod, compactAt: w.compactAt, sweepAt: w.sweepAt, ckptEvery: w.ckptEvery, ckptFixed: w.ckptFixed,
 		dropTrace: w.dropTrace, lastDecEvt: w.lastDecEvt}
 	c.rng = rand.New(&c.pcg)

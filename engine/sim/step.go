@@ -76,7 +76,7 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 		before := w.now
 		// Mostly no periodic task is due by the item: runPeriodic would
 		// find so at once, and is not called.
-		if min(w.nextExpiry, w.nextISR, w.nextTxn) <= next.due && w.runPeriodic(next.due) {
+		if w.nextPeriodic <= next.due && w.runPeriodic(next.due) {
 			evs = w.gather(evs, w.stepped(limit))
 			taken++
 			continue
@@ -198,7 +198,7 @@ func (w *World) live(it *item) bool {
 func (w *World) runPeriodic(limit int64) bool {
 	w.skipIdlePeriods(limit)
 	for {
-		next := min(w.nextExpiry, w.nextISR, w.nextTxn)
+		next := w.nextPeriodic
 		if next > limit {
 			return false
 		}
@@ -207,21 +207,21 @@ func (w *World) runPeriodic(limit int64) bool {
 		did := false
 		env := w.benv
 		if next == w.nextTxn {
-			w.nextTxn += txn.AbortScanIntervalMs
+			w.setPeriodic(w.nextExpiry, w.nextISR, w.nextTxn+txn.AbortScanIntervalMs)
 			for _, b := range w.brokers {
 				if b.Alive() && b.AbortTimedOut(env) {
 					did = true
 				}
 			}
 		} else if next == w.nextISR {
-			w.nextISR += ISRCheckMs
+			w.setPeriodic(w.nextExpiry, w.nextISR+ISRCheckMs, w.nextTxn)
 			for _, b := range w.brokers {
 				if b.Alive() && b.CheckISR(env) {
 					did = true
 				}
 			}
 		} else {
-			w.nextExpiry += ExpirationCheckMs
+			w.setPeriodic(w.nextExpiry+ExpirationCheckMs, w.nextISR, w.nextTxn)
 			for _, b := range w.brokers {
 				if b.Alive() && b.RemoveExpiredProducers(env) {
 					did = true
@@ -240,7 +240,7 @@ func (w *World) runPeriodic(limit int64) bool {
 // follower, an old transaction), so the first boundary at which it acts
 // can be computed: idle time costs nothing, however long (`advance 100y`).
 func (w *World) skipIdlePeriods(limit int64) {
-	if min(w.nextExpiry, w.nextISR, w.nextTxn) > limit || limit == noLimit || w.everyPeriod {
+	if w.nextPeriodic > limit || limit == noLimit || w.everyPeriod {
 		return
 	}
 	txnAt, isrAt, expiryAt := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
@@ -265,9 +265,15 @@ func (w *World) skipIdlePeriods(limit int64) {
 			expiryAt = min(expiryAt, ts-EpochMs)
 		}
 	}
-	w.nextTxn = firstBoundary(w.nextTxn, txn.AbortScanIntervalMs, txnAt, limit)
-	w.nextISR = firstBoundary(w.nextISR, ISRCheckMs, isrAt, limit)
-	w.nextExpiry = firstBoundary(w.nextExpiry, ExpirationCheckMs, expiryAt, limit)
+	w.setPeriodic(firstBoundary(w.nextExpiry, ExpirationCheckMs, expiryAt, limit),
+		firstBoundary(w.nextISR, ISRCheckMs, isrAt, limit),
+		firstBoundary(w.nextTxn, txn.AbortScanIntervalMs, txnAt, limit))
+}
+
+// setPeriodic sets the periodic tasks' next times, and their earliest.
+func (w *World) setPeriodic(expiry, isr, abort int64) {
+	w.nextExpiry, w.nextISR, w.nextTxn = expiry, isr, abort
+	w.nextPeriodic = min(expiry, isr, abort)
 }
 
 // firstBoundary is the first boundary (next + k·interval) at or after the

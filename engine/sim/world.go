@@ -343,21 +343,24 @@ type World struct {
 	// this one, which records nothing meanwhile: the history it would
 	// record is that world's, whose prefix it takes at the end
 	// (World.shareHistory).
-	unrecorded  bool
-	check       *checker
-	nextExpiry  int64
-	nextISR     int64
-	nextTxn     int64 // the coordinators' next scan for timed-out transactions
-	tx          txnWorld
-	quiet       bool                    // replaying: build no events (the trace is copied)
-	benv        brokerEnv               // the brokers' view of the world (by value: its methods are the interface's, without a wrapper)
-	conns       connTable               // by id: the connections not forgotten yet
-	connCache   [8]*connection          // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
-	spareConns  slab.Spares[connection] // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
-	nextConn    int
-	connsKept   int                     // connections kept whole before quiet ones are made idle (idleAbove)
-	brokerPairs []pairState             // a broker's connections to another, by (from, to, channel)
-	otherPairs  map[connPair]*pairState // the connections of senders without a slot (inject)
+	unrecorded bool
+	check      *checker
+	nextExpiry int64
+	nextISR    int64
+	nextTxn    int64 // the coordinators' next scan for timed-out transactions
+	// nextPeriodic is the earliest of the three (setPeriodic keeps it):
+	// every step asks for it.
+	nextPeriodic int64
+	tx           txnWorld
+	quiet        bool                    // replaying: build no events (the trace is copied)
+	benv         brokerEnv               // the brokers' view of the world (by value: its methods are the interface's, without a wrapper)
+	conns        connTable               // by id: the connections not forgotten yet
+	connCache    [8]*connection          // some of conns, by id modulo 8 (connByID); a copy of the world starts without it
+	spareConns   slab.Spares[connection] // idle ones no longer used, for new ones (newConn); a copy of the world starts without them
+	nextConn     int
+	connsKept    int                     // connections kept whole before quiet ones are made idle (idleAbove)
+	brokerPairs  []pairState             // a broker's connections to another, by (from, to, channel)
+	otherPairs   map[connPair]*pairState // the connections of senders without a slot (inject)
 	// periodicRuns counts the periodic boundaries evaluated; everyPeriod
 	// evaluates every one (tests compare the two ways).
 	periodicRuns int
@@ -406,7 +409,7 @@ func (w *World) reset(c ClusterConfig) {
 	w.compactAt, w.sweepAt = compactSlack, sweepSlack
 	w.check = newChecker()
 	w.diagnoses, w.lastReplay = nil, nil // they judged the checker just dropped
-	w.nextExpiry, w.nextISR, w.nextTxn = ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs
+	w.setPeriodic(ExpirationCheckMs, ISRCheckMs, txn.AbortScanIntervalMs)
 	w.tx = newTxnWorld()
 	pcfg := partition.Config{SegmentBytes: c.SegmentBytes}
 	for id := 1; id <= c.Brokers; id++ {
