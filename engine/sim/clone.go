@@ -140,6 +140,9 @@ func (w *World) clone(live bool) *World {
 		e := &c.queue.later[i]
 		e.slot = cl.slot(e.slot)
 	}
+	if q.regSet {
+		c.queue.reg, c.queue.regQ, c.queue.regSet = cl.item(q.reg), q.regQ, true
+	}
 
 	c.check = w.check.clone(cl)
 	// Diagnoses are only appended to and a replay's result never changes:

@@ -112,6 +112,16 @@ func (w *World) scheduleFor(s *producerSlot, due int64, kind itemKind, timer cli
 		w.scheduleLate(lateEnt{due: due, kind: kind, slot: s, life: s.life, timer: timer, ref: ref})
 		return
 	}
+	if kind == itemWake && due == w.now && w.queue.regFree(due) {
+		// The next item the world takes, unless something due at once is
+		// queued before the world takes it: the register, not the slab.
+		w.seq++
+		q := &w.queue
+		r := &q.reg
+		r.due, r.seq, r.kind, r.slot, r.life, r.ref = due, w.seq, kind, s, s.life, ref
+		q.regQ, q.regSet = qent{due: due, seq: w.seq, at: regAt}, true
+		return
+	}
 	at, it := w.queue.reserve()
 	it.due, it.kind, it.slot, it.life, it.timer, it.ref = due, kind, s, s.life, timer, ref
 	w.enqueue(at, it)

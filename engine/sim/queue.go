@@ -81,6 +81,50 @@ type queue struct {
 	laterMin qent // the earliest of later (its due and seq), when later is not empty
 	slab     []item
 	free     []int32
+	// The wake register: a producer's wake due at once when every item
+	// queued comes after it (World.wakeNow), as most are (a send's, an
+	// answer's). It waits in reg instead of a slot of the slab and the
+	// lane, and stays the head of the queue (reg comes before any item
+	// queued after it: enqueue moves it into the heap otherwise). regQ is
+	// its order, regSet whether it holds one; regRun is the wake while it
+	// is performed, so that the register is free for the next meanwhile.
+	reg    item
+	regRun item
+	regQ   qent
+	regSet bool
+}
+
+// regAt is the slot of the wake register (queue.reg, or queue.regRun once
+// taken off), which the slab's slots never are.
+const regAt int32 = -2
+
+// itemAt is the item in slot at.
+func (q *queue) itemAt(at int32) *item {
+	if at == regAt {
+		return &q.reg
+	}
+	return &q.slab[at]
+}
+
+// regFree reports whether the register is free for a wake due at due: no
+// item queued is due at or before it (those queued later have a later
+// seq, so due at due they still come after it).
+func (q *queue) regFree(due int64) bool {
+	return !q.regSet && (q.lane.h == len(q.lane.e) || q.lane.e[q.lane.h].due > due) &&
+		(len(q.heap) == 0 || q.heap[0].due > due) && (len(q.later) == 0 || q.laterMin.due > due)
+}
+
+// flushReg moves the register's wake into the heap, for an item that
+// comes before it.
+func (q *queue) flushReg() {
+	at, d := q.reserve()
+	put(d, &q.reg)
+	if cap(q.heap) == 0 {
+		q.heap = make([]qent, 0, firstHeap)
+	}
+	q.heap = append(q.heap, qent{due: q.regQ.due, seq: q.regQ.seq, at: at})
+	q.up(len(q.heap) - 1)
+	q.regSet, q.reg.slot = false, nil
 }
 
 // fifo is the lane: entries in (due, seq) order, from the head e[h]; the
@@ -158,9 +202,16 @@ func (l *fifo) queued() []qent { return l.e[l.h:] }
 
 func (l *fifo) clone() fifo { return fifo{e: slices.Clone(l.e), h: l.h} }
 
-func (q *queue) len() int { return len(q.heap) + len(q.lane.e) - q.lane.h + len(q.later) }
+func (q *queue) len() int {
+	n := len(q.heap) + len(q.lane.e) - q.lane.h + len(q.later)
+	if q.regSet {
+		n++
+	}
+	return n
+}
 
-// top is the next entry and whether it is the lane's, or nil.
+// top is the next entry and whether it is the lane's, or nil, the
+// register aside (World.top and the step look at it first).
 func (q *queue) top() (*qent, bool) {
 	if l := &q.lane; l.h < len(l.e) {
 		if len(q.heap) == 0 || before(&l.e[l.h], &q.heap[0]) {
@@ -175,6 +226,10 @@ func (q *queue) top() (*qent, bool) {
 
 // removeNext takes the next entry off the lane or the heap.
 func (q *queue) removeNext(fromLane bool) {
+	if q.regSet { // the register, when it holds a wake, is the head
+		q.regSet, q.reg.slot = false, nil
+		return
+	}
 	if !fromLane {
 		q.removeTop()
 		return
@@ -205,6 +260,10 @@ func (q *queue) items() iter.Seq2[int32, *item] {
 				return
 			}
 		}
+		if q.regSet {
+			it := q.reg // a copy, as the later timers'
+			yield(-1, &it)
+		}
 	}
 }
 
@@ -213,6 +272,9 @@ func (q *queue) items() iter.Seq2[int32, *item] {
 // before the head of the lane and of the heap.
 func (w *World) top() (*qent, bool) {
 	q := &w.queue
+	if q.regSet { // the head, when it holds a wake
+		return &q.regQ, true
+	}
 	head, inLane := q.top()
 	if len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
 		w.settleLater()
@@ -248,6 +310,9 @@ func (w *World) scheduleLate(e lateEnt) {
 	w.seq++
 	e.seq = w.seq
 	q := &w.queue
+	if q.regSet && e.due < q.regQ.due {
+		q.flushReg() // as enqueue: the register's wake is no longer the head
+	}
 	if len(q.later) == 0 {
 		if cap(q.later) == 0 {
 			q.later = make([]lateEnt, 0, firstLater)
@@ -306,6 +371,9 @@ func (w *World) enqueue(at int32, it *item) {
 	w.seq++
 	q := &w.queue
 	it.seq = w.seq
+	if q.regSet && it.due < q.regQ.due {
+		q.flushReg() // it comes before the register's wake: which then is not the head
+	}
 	switch e := (qent{due: it.due, seq: it.seq, at: at}); {
 	case (it.kind == itemDeliver || it.due <= w.now) && q.lane.fits(it.due):
 		q.lane.push(e)
@@ -500,6 +568,10 @@ func (h *queue) down(i int) {
 // It clears field by field, for the reason put copies so, and only the
 // fields of the item's kind; TestReleaseClearsAll keeps it complete.
 func (q *queue) release(at int32) {
+	if at == regAt {
+		q.regRun.slot = nil // the register's wake, performed (the register itself is cleared as it is taken off)
+		return
+	}
 	d := &q.slab[at]
 	if d.kind == itemDeliver {
 		f := &d.fl
@@ -520,7 +592,7 @@ func (w *World) peek() *item {
 	if e == nil {
 		return nil
 	}
-	return &w.queue.slab[e.at]
+	return w.queue.itemAt(e.at)
 }
 
 // pop removes the next item and returns it.
@@ -528,7 +600,7 @@ func (w *World) pop() item {
 	q := &w.queue
 	top, lane := w.top()
 	at := top.at
-	it := q.slab[at]
+	it := *q.itemAt(at)
 	q.release(at)
 	q.removeNext(lane)
 	return it

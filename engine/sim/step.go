@@ -29,7 +29,10 @@ const noLimit = int64(1<<63 - 1)
 // The steps of a job are taken in one call, not one call each.
 func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 	for taken < n {
-		head, inLane := w.queue.top()
+		head, inLane := &w.queue.regQ, true // the register, when it holds a wake, is the head
+		if !w.queue.regSet {
+			head, inLane = w.queue.top()
+		}
 		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
 			w.settleLater() // one of them may be next: w.top, without its call at every step
 			continue
@@ -52,7 +55,7 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 			w.recordIdle(limit)
 			return taken, evs
 		}
-		next := &w.queue.slab[head.at]
+		next := w.queue.itemAt(head.at)
 		if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
 			if !inLane && len(w.queue.heap) >= w.sweepAt {
 				// Timers that can never act again come due one after
@@ -89,6 +92,13 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 		// slab grows, the pointer keeps the old array (whose copy of the
 		// item nothing writes) alive.
 		at, it := head.at, next
+		if at == regAt {
+			// Taken off the register, which a wake the step asks for
+			// may take meanwhile.
+			r := &w.queue.regRun
+			r.due, r.seq, r.kind, r.slot, r.life, r.ref = it.due, it.seq, it.kind, it.slot, it.life, it.ref
+			it = r
+		}
 		w.queue.removeNext(inLane)
 		w.now = max(before, it.due)
 		var did bool
