@@ -109,7 +109,7 @@ func (s *producerSlot) Timer(at int64, kind client.TimerKind, ref int) {
 // scheduleFor queues one of a producer's timers or wakes, written in place.
 func (w *World) scheduleFor(s *producerSlot, due int64, kind itemKind, timer client.TimerKind, ref int) {
 	if waitsLater(kind) && due > w.now {
-		w.scheduleLate(lateEnt{due: due, kind: kind, slot: s, life: s.life, timer: timer, ref: ref})
+		w.scheduleLate(&lateEnt{due: due, kind: kind, slot: s, life: s.life, timer: timer, ref: ref})
 		return
 	}
 	if kind == itemWake && due == w.now && w.queue.regFree(due) {
@@ -153,7 +153,7 @@ func (e brokerEnv) AllocatePIDBlock(int) int64 {
 func (e brokerEnv) ProduceTimer(at int64, b int, request int) {
 	w := e.w
 	if at > w.now {
-		w.scheduleLate(lateEnt{due: at, kind: itemProduceTimer, broker: b, ref: request})
+		w.scheduleLate(&lateEnt{due: at, kind: itemProduceTimer, broker: b, ref: request})
 		return
 	}
 	slot, it := w.queue.reserve()

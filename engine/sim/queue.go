@@ -306,7 +306,7 @@ func (q *queue) place(e *lateEnt) qent {
 
 // scheduleLate queues a deadline of a kind that waits in later
 // (waitsLater), due after now, without a slot of the slab.
-func (w *World) scheduleLate(e lateEnt) {
+func (w *World) scheduleLate(e *lateEnt) {
 	w.seq++
 	e.seq = w.seq
 	q := &w.queue
@@ -321,7 +321,7 @@ func (w *World) scheduleLate(e lateEnt) {
 	} else if o := e.order(); before(&o, &q.laterMin) {
 		q.laterMin = o
 	}
-	q.later = append(q.later, e)
+	q.later = append(q.later, *e)
 	if len(q.heap)+len(q.later) > w.compactAt {
 		w.compact()
 	}

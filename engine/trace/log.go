@@ -170,8 +170,9 @@ func (l *Log) room() {
 	l.free = l.chunks[i/logChunk][i%logChunk:]
 }
 
-// Pending is the number of pending events.
-func (l Log) Pending() int { return l.p }
+// Pending is the number of pending events. (By pointer: asked after every
+// step, and a Log taken by value is copied whole to read one field.)
+func (l *Log) Pending() int { return l.p }
 
 // Drop discards the last k pending events.
 func (l *Log) Drop(k int) {
