@@ -258,7 +258,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		f.lost, f.lostHow, f.lostAt = true, lostBroken, c.brokeAt
 	case refused:
 		f.lost, f.lostHow, f.lostAt = true, lostRefused, to.Broker
-	default:
+	case len(w.faults) > 0: // applyFaults' own first test, without its call for most messages
 		w.applyFaults(f)
 	}
 	f.due = max(f.due, c.due[dir]) // in order behind everything sent before it

@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/eoslab/eoslab/engine/internal/hist"
+import (
+	"slices"
+
+	"github.com/eoslab/eoslab/engine/internal/hist"
+)
 
 // sourceIndex maps the bytes of every batch a producer sent to the
 // records they hold (see source): the checker's map from batchKey to
@@ -19,11 +23,15 @@ import "github.com/eoslab/eoslab/engine/internal/hist"
 type sourceIndex struct {
 	// By producer id: the newest entry + 1 while it sent one sequence,
 	// else -(index into bySeq + 1); 0: none.
-	near    hist.Vec[int32] // by producer id - base
-	far     hist.Map[int64, int32]
-	base    int64 // the first producer id set
-	based   bool
-	bySeq   []hist.Vec[int32] // per producer id, by sequence: the newest entry + 1 (0: none)
+	near  hist.Vec[int32] // by producer id - base
+	far   hist.Map[int64, int32]
+	base  int64 // the first producer id set
+	based bool
+	bySeq []hist.Vec[int32] // per producer id, by sequence: the newest entry + 1 (0: none)
+	// past is, by index in bySeq, one past the highest sequence set: a
+	// vector reads 0 from there on, and a producer's next batch (most
+	// batches sent) has the next sequence, so it is not looked up.
+	past    []int64
 	entries hist.List[sourceEntry]
 	plain   hist.Map[batchKey, source]
 	// recent holds the newest entry of a few (producer id, sequence)
@@ -126,9 +134,12 @@ func (x *sourceIndex) set(k batchKey, s source) {
 	v := x.pid(k.pid)
 	var head int32
 	if v != 0 {
-		if r.pid == k.pid && r.seq == k.seq && r.head != 0 {
+		switch {
+		case r.pid == k.pid && r.seq == k.seq && r.head != 0:
 			head = r.head
-		} else {
+		case v < 0 && int64(k.seq) >= x.past[-v-1]:
+			// a sequence past every one this producer id has sent: none
+		default:
 			head = x.head(v, k.seq)
 		}
 		if head > 0 {
@@ -141,7 +152,9 @@ func (x *sourceIndex) set(k batchKey, s source) {
 			// A second sequence: from now on the producer id's sequences
 			// are in a vector.
 			x.bySeq = append(x.bySeq, hist.Vec[int32]{})
-			x.bySeq[len(x.bySeq)-1].Set(int(x.entries.Ptr(int(v-1)).seq), v)
+			first := x.entries.Ptr(int(v - 1)).seq
+			x.bySeq[len(x.bySeq)-1].Set(int(first), v)
+			x.past = append(x.past, int64(first)+1)
 			v = -int32(len(x.bySeq))
 			x.setPID(k.pid, v)
 		}
@@ -150,6 +163,9 @@ func (x *sourceIndex) set(k batchKey, s source) {
 	n := int32(x.entries.Len())
 	if v < 0 {
 		x.bySeq[-v-1].Set(int(k.seq), n)
+		if p := &x.past[-v-1]; int64(k.seq) >= *p {
+			*p = int64(k.seq) + 1
+		}
 	} else {
 		x.setPID(k.pid, n)
 	}
@@ -184,7 +200,7 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 // clone returns an index sharing x's entries.
 func (x *sourceIndex) clone() sourceIndex {
 	c := sourceIndex{near: x.near.Clone(), far: x.far.Clone(), base: x.base, based: x.based,
-		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)),
+		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)), past: slices.Clone(x.past),
 		recent: x.recent, pids: x.pids}
 	for i := range x.bySeq {
 		c.bySeq[i] = x.bySeq[i].Clone()

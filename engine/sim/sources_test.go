@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -64,6 +65,9 @@ func TestSourceIndexProperty(t *testing.T) {
 		randKey := func() batchKey {
 			k := batchKey{pid: pids[rng.IntN(len(pids))], seq: int32(rng.IntN(12)) - 1,
 				crc: uint32(rng.IntN(3)), size: int32(60 + rng.IntN(2))}
+			if rng.IntN(8) == 0 {
+				k.seq = math.MaxInt32 - int32(rng.IntN(2)) // where sequences wrap
+			}
 			return k
 		}
 		type pair struct {
