@@ -170,15 +170,16 @@ func (h *historyReader) next() action {
 
 // Checkpoints are taken checkpointMost steps apart, or checkpointEvery
 // once the logs have grown by checkpointRecords records since the last
-// one. A seek replays at most that many steps: 4096 in the workload of
-// BenchmarkSeek is under a millisecond, where the budget is 5 ms, and a
-// world whose steps each store hundreds of records replays four times
+// one. A seek replays at most that many steps: 8192 in the workload of
+// BenchmarkSeek take about a millisecond, where the budget is 5 ms, and a
+// world whose steps each store hundreds of records replays eight times
 // fewer. Each checkpoint is a copy of the world's state that the
 // collector marks and keeps: at every 1024 steps they cost a produce
-// 5-6 % more (BenchmarkProducePath), at every 512 about 10 %.
+// 5-6 % more (BenchmarkProducePath), at every 512 about 10 %, at every
+// 4096 about 2.5 % (which 8192 halves).
 const (
 	checkpointEvery   = 1024
-	checkpointMost    = 4096
+	checkpointMost    = 8192
 	checkpointRecords = 64 << 10
 )
 
