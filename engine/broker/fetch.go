@@ -66,7 +66,7 @@ func (b *Broker) HandleFetch(m *msg.Message, req *msg.FetchRequest, env Env) {
 			resp.Batches = b.fetchBatches.Make(n - i)
 		}
 		for ; i < n; i++ { // mostly one batch: indexed, not walked with a closure
-			resp.Batches = append(resp.Batches, r.Log.Batch(i).Bytes)
+			resp.Batches = append(resp.Batches, r.Log.Batch(i).Bytes())
 		}
 	}
 	f.knownHW = resp.HighWatermark

@@ -167,7 +167,7 @@ func (b *Broker) BecomeFollower(tp msg.TP, leader int, epoch int32, replicas []i
 func agreedPrefix(f, l *partition.Log) int64 {
 	nf, nl := f.NumBatches(), l.NumBatches()
 	i := 0
-	for i < nf && i < nl && string(f.Batch(i).Bytes) == string(l.Batch(i).Bytes) {
+	for i < nf && i < nl && string(f.Batch(i).Bytes()) == string(l.Batch(i).Bytes()) {
 		i++
 	}
 	if i < nf {

@@ -260,7 +260,7 @@ func (b *Broker) HandleConsumerFetch(m *msg.Message, req msg.ConsumerFetchReques
 			if s.BaseOffset() >= bound || s.LastOffset() >= bound {
 				return false
 			}
-			resp.Batches = append(resp.Batches, s.Bytes)
+			resp.Batches = append(resp.Batches, s.Bytes())
 			upper = s.LastOffset() + 1
 			return true
 		})

@@ -296,7 +296,7 @@ func (l *Log) appendBytes(data []byte, lastOffsetDelta int32, leader, owned bool
 	if l.batches.Len() == 0 {
 		l.batches.Reserve(firstBatches)
 	}
-	l.batches.Append(Stored{Bytes: b})
+	l.batches.Append(storedOf(b))
 	l.active.Size += int64(len(b))
 	l.active.end = l.batches.Len()
 	l.end = base + int64(lastOffsetDelta) + 1

@@ -1,6 +1,8 @@
 package partition
 
 import (
+	"unsafe"
+
 	"github.com/eoslab/eoslab/engine/internal/hist"
 	"github.com/eoslab/eoslab/engine/producerstate"
 	"github.com/eoslab/eoslab/engine/record"
@@ -32,39 +34,52 @@ func (c Config) withDefaults() Config {
 // Stored is one batch in the log, with the bytes exactly as stored: base
 // offset and partition leader epoch assigned, CRC untouched (a new CRC
 // for a batch the leader rebuilt or whose timestamp type and maxTimestamp
-// it set: AppendAsLeader). The bytes
-// are all it keeps: every header field is in their first 61 bytes and
-// stored bytes never change once appended, so the header is read from
-// them, and the log's list of batches holds one slice a batch. A
-// follower's bytes are its leader's (AppendAsFollower).
+// it set: AppendAsLeader). The bytes are all it keeps, and of them only
+// where they start: every header field is in their first 61 bytes, their
+// length is the header's (a stored batch is exactly one batch, whose
+// header passed ParseHeader when it was appended), and stored bytes never
+// change once appended. The log's list of batches holds one pointer a
+// batch, 8 bytes where a slice took 24. A follower's bytes are its
+// leader's (AppendAsFollower).
 type Stored struct {
-	Bytes []byte
+	first *byte
 }
+
+// storedOf is the Stored of a batch's bytes, exactly one batch long.
+func storedOf(b []byte) Stored { return Stored{first: unsafe.SliceData(b)} }
+
+// Bytes is the batch as stored, header and records (for reading only).
+func (s *Stored) Bytes() []byte {
+	return unsafe.Slice(s.first, record.LogOverhead+int(record.BatchLengthOf(s.head())))
+}
+
+// head is the batch's header.
+func (s *Stored) head() []byte { return unsafe.Slice(s.first, record.HeaderSize) }
 
 // Header is the batch's header, parsed from its bytes (which passed
 // ParseHeader when they were appended).
 func (s *Stored) Header() record.Header {
-	h, _ := record.ParseHeader(s.Bytes)
+	h, _ := record.ParseHeader(s.Bytes())
 	return h
 }
 
 // BaseOffset is the offset of the batch's first record.
-func (s *Stored) BaseOffset() int64 { return record.BaseOffsetOf(s.Bytes) }
+func (s *Stored) BaseOffset() int64 { return record.BaseOffsetOf(s.head()) }
 
 // LastOffset is the offset of the batch's last record.
-func (s *Stored) LastOffset() int64 { return record.LastOffsetOf(s.Bytes) }
+func (s *Stored) LastOffset() int64 { return record.LastOffsetOf(s.head()) }
 
 // Attributes is the batch's attribute flags.
-func (s *Stored) Attributes() record.Attributes { return record.AttributesOf(s.Bytes) }
+func (s *Stored) Attributes() record.Attributes { return record.AttributesOf(s.head()) }
 
 // ProducerID is the batch's producer id, -1 without one.
-func (s *Stored) ProducerID() int64 { return record.ProducerIDOf(s.Bytes) }
+func (s *Stored) ProducerID() int64 { return record.ProducerIDOf(s.head()) }
 
 // ProducerEpoch is the batch's producer epoch.
-func (s *Stored) ProducerEpoch() int16 { return record.ProducerEpochOf(s.Bytes) }
+func (s *Stored) ProducerEpoch() int16 { return record.ProducerEpochOf(s.head()) }
 
 // RecordsCount is the number of records in the batch.
-func (s *Stored) RecordsCount() int32 { return record.RecordsCountOf(s.Bytes) }
+func (s *Stored) RecordsCount() int32 { return record.RecordsCountOf(s.head()) }
 
 // Segment is one segment file's worth of the log.
 type Segment struct {
@@ -177,7 +192,7 @@ func (l *Log) SegmentBytes(s Segment) []byte {
 		if i >= s.end {
 			return false
 		}
-		out = append(out, b.Bytes...)
+		out = append(out, b.Bytes()...)
 		return true
 	})
 	return out

@@ -83,7 +83,7 @@ func TestLeaderStampsOffsetAndEpochOnly(t *testing.T) {
 	mustAppend(t, l, batch(7, 0, 0, 2, false))
 	in := batch(7, 0, 2, 1, false)
 	mustAppend(t, l, in)
-	stored := l.Batches()[1].Bytes
+	stored := l.Batches()[1].Bytes()
 	for i := range in {
 		changed := in[i] != stored[i]
 		if changed && !(i < 8 || (i >= 12 && i < 16)) {
@@ -222,7 +222,7 @@ func TestTransactionsLSOAndAbortedIndex(t *testing.T) {
 	if got := l.AbortedTxns(); !slices.Equal(got, want) {
 		t.Fatalf("aborted index %+v", got)
 	}
-	stored, err := record.Decode(l.Batches()[3].Bytes)
+	stored, err := record.Decode(l.Batches()[3].Bytes())
 	mk, _ := record.ParseMarker(&stored)
 	if err != nil || stored.Size() != 78 || mk.Type != record.ControlAbort {
 		t.Fatalf("marker batch: %v size %d %v", err, stored.Size(), mk)
@@ -240,20 +240,20 @@ func TestFollowerMirrorsLeader(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	drive(t, leader, rng, 300)
 	for _, b := range leader.Batches() {
-		if err := follower.AppendAsFollower(b.Bytes); err != nil {
+		if err := follower.AppendAsFollower(b.Bytes()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	assertSameState(t, leader.State(), follower.State(), 5)
 	for i := range leader.NumBatches() {
-		if l, f := leader.Batch(i).Bytes, follower.Batch(i).Bytes; &l[0] != &f[0] || cap(f) != len(f) {
+		if l, f := leader.Batch(i).Bytes(), follower.Batch(i).Bytes(); &l[0] != &f[0] || cap(f) != len(f) {
 			t.Fatalf("batch %d: the follower holds other bytes or room after them", i)
 		}
 	}
 	if !slices.Equal(leader.AbortedTxns(), follower.AbortedTxns()) {
 		t.Fatal("aborted index differs")
 	}
-	if err := follower.AppendAsFollower(leader.Batches()[0].Bytes); err == nil {
+	if err := follower.AppendAsFollower(leader.Batches()[0].Bytes()); err == nil {
 		t.Fatal("follower accepted a batch at the wrong offset")
 	}
 }
@@ -436,7 +436,7 @@ func TestTruncateTo(t *testing.T) {
 	if e, _ := l.State().Lookup(1); e.LastSeq() != 1 || e.Len() != 1 {
 		t.Fatalf("state after truncation: last seq %d, %d batches", e.LastSeq(), e.Len())
 	}
-	if !bytes.Equal(l.SegmentBytes(l.Segments()[0]), l.Batches()[0].Bytes) {
+	if !bytes.Equal(l.SegmentBytes(l.Segments()[0]), l.Batches()[0].Bytes()) {
 		t.Fatal("segment content not truncated")
 	}
 	if r := mustAppend(t, l, batch(1, 0, 2, 1, false)); r.BaseOffset != 2 {

@@ -169,7 +169,7 @@ func TestLeaderSetsMaxTimestamp(t *testing.T) {
 					if !bytes.Equal(in, sent) {
 						t.Fatal("the producer's bytes were written to")
 					}
-					stored := leader.Batch(1).Bytes
+					stored := leader.Batch(1).Bytes()
 					if !changed {
 						sameBytesButStamp(t, in, stored)
 					}
@@ -206,7 +206,7 @@ func TestLeaderSetsMaxTimestamp(t *testing.T) {
 					// leader's producer state: the stored maxTimestamp is
 					// the producer's last timestamp.
 					for i := range leader.NumBatches() {
-						if err := follower.AppendAsFollower(leader.Batch(i).Bytes); err != nil {
+						if err := follower.AppendAsFollower(leader.Batch(i).Bytes()); err != nil {
 							t.Fatal(err)
 						}
 					}

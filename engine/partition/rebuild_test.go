@@ -217,7 +217,7 @@ func TestLeaderRebuildsCompressedBatchOutOfOrder(t *testing.T) {
 			if r.BaseOffset != 2 || r.LastOffset != 1+n || leader.LogEndOffset() != 2+n {
 				t.Fatalf("offsets %d-%d, LEO %d", r.BaseOffset, r.LastOffset, leader.LogEndOffset())
 			}
-			stored := leader.Batch(1).Bytes
+			stored := leader.Batch(1).Bytes()
 			if !c.rebuilt {
 				sameBytesButStamp(t, in, stored)
 			} else if bytes.Equal(in[21:], stored[21:]) {
@@ -261,7 +261,7 @@ func TestLeaderRebuildsCompressedBatchOutOfOrder(t *testing.T) {
 				t.Fatalf("engine/record: %v, in order %v", err, record.InOrder(got.Records))
 			}
 			for i := range leader.NumBatches() {
-				if err := follower.AppendAsFollower(leader.Batch(i).Bytes); err != nil {
+				if err := follower.AppendAsFollower(leader.Batch(i).Bytes()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -292,7 +292,7 @@ func TestRebuiltBatchFeedsProducerState(t *testing.T) {
 	src := oddBatch(record.Zstd, false, 0, 2, 1)
 	src.MaxTimestamp = ts + 100 // not what the records say
 	mustAppend(t, leader, encode(t, &src))
-	if err := follower.AppendAsFollower(leader.Batch(0).Bytes); err != nil {
+	if err := follower.AppendAsFollower(leader.Batch(0).Bytes()); err != nil {
 		t.Fatal(err)
 	}
 	e, ok := leader.State().Lookup(4711)
@@ -325,7 +325,7 @@ func TestRebuildTimestamps(t *testing.T) {
 		none.Records[i].TimestampDelta = 0
 	}
 	r = mustAppend(t, l, encode(t, &none))
-	kb, recs := kmsgRead(t, l.Batch(l.NumBatches()-1).Bytes)
+	kb, recs := kmsgRead(t, l.Batch(l.NumBatches()-1).Bytes())
 	if r.BaseOffset != 3 || kb.FirstTimestamp != -1 || kb.MaxTimestamp != -1 || recs[2].OffsetDelta != 2 || recs[2].TimestampDelta64 != 0 {
 		t.Fatalf("no timestamps: %+v", kb)
 	}
@@ -356,7 +356,7 @@ func TestRebuiltBatchSizeChecked(t *testing.T) {
 
 	free := New("orders-0", Config{})
 	mustAppend(t, free, in)
-	if grown := len(free.Batch(0).Bytes); grown <= len(in) {
+	if grown := len(free.Batch(0).Bytes()); grown <= len(in) {
 		t.Fatalf("rebuilt batch of %d bytes, %d arrived: the case does not test the limit", grown, len(in))
 	}
 	l := New("orders-0", Config{MaxMessageBytes: len(in)})

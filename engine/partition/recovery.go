@@ -77,7 +77,7 @@ func (l *Log) Rebuild(now int64) (Recovery, error) {
 		if b.BaseOffset() < from {
 			return true
 		}
-		if e := l.dec.Decode(b.Bytes, &l.scratch); e != nil {
+		if e := l.dec.Decode(b.Bytes(), &l.scratch); e != nil {
 			err = fmt.Errorf("%s: rebuild at offset %d: %w", l.name, b.BaseOffset(), e)
 			return false
 		}
@@ -133,7 +133,7 @@ func (l *Log) TruncateTo(offset, now int64) (int64, error) {
 	seg := &l.active
 	seg.end, seg.Size = i, 0
 	l.batches.All(seg.first, func(_ int, b *Stored) bool {
-		seg.Size += int64(len(b.Bytes))
+		seg.Size += int64(len(b.Bytes()))
 		return true
 	})
 	l.hw = min(l.hw, l.end)

@@ -594,7 +594,7 @@ func (pc *partCheck) unchanged() bool {
 // withhold notes the records of a transactional batch as present but not
 // (yet) visible.
 func (c *checker) withhold(pc *partCheck, b *partition.Stored) {
-	k, _ := keyOf(b.Bytes)
+	k, _ := keyOf(b.Bytes())
 	src, ok := c.sources.get(k)
 	if !ok {
 		return
@@ -611,7 +611,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 	h := marker.Header()
 	open := pc.open[h.ProducerID]
 	delete(pc.open, h.ProducerID)
-	b, err := record.Decode(marker.Bytes)
+	b, err := record.Decode(marker.Bytes())
 	if err != nil {
 		return
 	}
@@ -637,7 +637,7 @@ func (c *checker) decide(w *World, tp msg.TP, pc *partCheck, marker *partition.S
 
 // judge checks one visible batch against the records seen before it.
 func (c *checker) judge(w *World, tp msg.TP, pc *partCheck, b *partition.Stored) {
-	k, _ := keyOf(b.Bytes)
+	k, _ := keyOf(b.Bytes())
 	src, ok := c.sources.get(k)
 	if !ok {
 		return
@@ -758,7 +758,7 @@ func (c *checker) unjudged(pc *partCheck) map[identity]bool {
 	out := map[identity]bool{}
 	for i := pc.scanned; i < pc.log.NumBatches(); i++ {
 		b := pc.log.Batch(i)
-		k, _ := keyOf(b.Bytes)
+		k, _ := keyOf(b.Bytes())
 		if src, ok := c.sources.get(k); ok {
 			for j := int64(0); j < int64(b.RecordsCount()); j++ {
 				out[src.identity(j)] = true

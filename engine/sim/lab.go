@@ -220,7 +220,7 @@ func playLab(w *World, cmds []script.Command, seed uint64) (LabResult, error) {
 		seen.clear()
 		last := int64(-1)
 		log.EachBatch(0, func(_ int, st *partition.Stored) bool {
-			if dec.Decode(st.Bytes, &batch) != nil {
+			if dec.Decode(st.Bytes(), &batch) != nil {
 				return true
 			}
 			for _, r := range batch.Records {

@@ -42,7 +42,7 @@ func TestSettledBytesAreThoseSent(t *testing.T) {
 					if j < 0 {
 						continue // truncated away since
 					}
-					st := log.Batch(j).Bytes
+					st := log.Batch(j).Bytes()
 					if record.CRCOf(st) != record.CRCOf(b.Bytes) {
 						continue // another batch took its offsets after a truncation
 					}

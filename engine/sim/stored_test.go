@@ -23,7 +23,7 @@ func checkStored(t *testing.T, w *World, where string, seen map[*byte]string) {
 		for _, r := range b.Replicas() {
 			l, next := r.Log, int64(-1)
 			l.EachBatch(0, func(i int, s *partition.Stored) bool {
-				h, err := record.ParseHeader(s.Bytes)
+				h, err := record.ParseHeader(s.Bytes())
 				switch {
 				case err != nil:
 					t.Fatalf("%s: broker %d %s batch %d: %v", where, b.ID, l.Name(), i, err)
@@ -31,15 +31,15 @@ func checkStored(t *testing.T, w *World, where string, seen map[*byte]string) {
 					s.ProducerID() != h.ProducerID || s.ProducerEpoch() != h.ProducerEpoch || s.RecordsCount() != h.RecordsCount:
 					t.Fatalf("%s: broker %d %s batch %d: fields %d-%d %v %d %d %d, header %+v", where, b.ID, l.Name(), i,
 						s.BaseOffset(), s.LastOffset(), s.Attributes(), s.ProducerID(), s.ProducerEpoch(), s.RecordsCount(), h)
-				case h.Size() != len(s.Bytes):
-					t.Fatalf("%s: broker %d %s batch %d: %d bytes for a batch of %d", where, b.ID, l.Name(), i, len(s.Bytes), h.Size())
+				case h.Size() != len(s.Bytes()):
+					t.Fatalf("%s: broker %d %s batch %d: %d bytes for a batch of %d", where, b.ID, l.Name(), i, len(s.Bytes()), h.Size())
 				case next >= 0 && h.BaseOffset != next:
 					t.Fatalf("%s: broker %d %s batch %d: base offset %d after a batch ending at %d", where, b.ID, l.Name(), i, h.BaseOffset, next-1)
 				}
-				if was, ok := seen[&s.Bytes[0]]; !ok {
-					seen[&s.Bytes[0]] = string(s.Bytes)
-				} else if was != string(s.Bytes) {
-					t.Fatalf("%s: broker %d %s batch %d: stored bytes changed from %x to %x", where, b.ID, l.Name(), i, was, s.Bytes)
+				if was, ok := seen[&s.Bytes()[0]]; !ok {
+					seen[&s.Bytes()[0]] = string(s.Bytes())
+				} else if was != string(s.Bytes()) {
+					t.Fatalf("%s: broker %d %s batch %d: stored bytes changed from %x to %x", where, b.ID, l.Name(), i, was, s.Bytes())
 				}
 				next = h.LastOffset() + 1
 				return true

@@ -32,7 +32,7 @@ type logViews struct {
 // batches anew) the bytes are compared.
 func (v *logViews) valid(l *partition.Log) int {
 	n := min(len(v.batches), l.NumBatches())
-	same := func(i int) bool { return &v.batches[i].Bytes[0] == &l.Batch(i).Bytes[0] }
+	same := func(i int) bool { return &v.batches[i].Bytes[0] == &l.Batch(i).Bytes()[0] }
 	lo := n
 	if n > 0 && !same(n-1) {
 		lo, hi := 0, n-1
@@ -44,7 +44,7 @@ func (v *logViews) valid(l *partition.Log) int {
 				hi = m
 			}
 		}
-		for lo < n && bytes.Equal(v.batches[lo].Bytes, l.Batch(lo).Bytes) {
+		for lo < n && bytes.Equal(v.batches[lo].Bytes, l.Batch(lo).Bytes()) {
 			lo++
 		}
 		return lo
@@ -98,8 +98,8 @@ func (w *World) logViewsOf(b, p int, l *partition.Log) ([]StoredBatch, []RecordV
 		w.share().logs[k] = v
 	}
 	l.EachBatch(min(n, len(v.batches)), func(_ int, st *partition.Stored) bool {
-		err := v.dec.Decode(st.Bytes, &v.scratch) // fills the header, which a stored batch does not keep apart
-		v.batches = append(v.batches, StoredBatch{Header: v.scratch.Header, Bytes: st.Bytes})
+		err := v.dec.Decode(st.Bytes(), &v.scratch) // fills the header, which a stored batch does not keep apart
+		v.batches = append(v.batches, StoredBatch{Header: v.scratch.Header, Bytes: st.Bytes()})
 		if err == nil {
 			v.recs = appendRecordViews(v.recs, &v.scratch)
 		}
