@@ -33,8 +33,23 @@ import (
 // forms are the Builder's alone), have equal Attrs, byte for byte, which
 // is what reflect.DeepEqual (the time-travel tests) compares. Bytes
 // once appended are never changed: the strings read from them (Get, All)
-// share them.
-type Attrs []byte
+// share them, and Attrs holds them as a string (16 bytes in each event,
+// where a slice took 24: a traced produce keeps eight events).
+type Attrs string
+
+// attrBytes is Attrs' bytes, as the readers below walk them.
+type attrBytes []byte
+
+// bytes is a's bytes, shared (never written: see Attrs).
+func (a Attrs) bytes() attrBytes { return unsafe.Slice(unsafe.StringData(string(a)), len(a)) }
+
+// attrsOf is the Attrs of bytes that are never written again.
+func attrsOf(b []byte) Attrs {
+	if len(b) == 0 {
+		return ""
+	}
+	return Attrs(unsafe.String(&b[0], len(b)))
+}
 
 // Key is a key of docs/trace.md by its number in the table of keys: the
 // one byte a packed attribute names it by. The constants are the keys of
@@ -146,8 +161,16 @@ func KeyOf(name string) (Key, bool) {
 	return 0, false
 }
 
-// Append appends the attributes to a and returns the result.
+// Append returns a with the attributes appended (a new Attrs: a's bytes
+// are not written).
 func (a Attrs) Append(attrs ...Attr) Attrs {
+	b := make([]byte, len(a), len(a)+bound(attrs))
+	copy(b, a)
+	return attrsOf(appendAttrs(b, attrs))
+}
+
+// appendAttrs appends the attributes to a, packed.
+func appendAttrs(a []byte, attrs []Attr) []byte {
 	a = slices.Grow(a, bound(attrs))
 	for i := range attrs {
 		v := &attrs[i].Val
@@ -240,7 +263,7 @@ func appendLen(b []byte, n int) []byte {
 
 // at decodes the attribute that starts at a[i] and returns it with the
 // index of the next one.
-func (a Attrs) at(i int) (Attr, int) {
+func (a attrBytes) at(i int) (Attr, int) {
 	var key string
 	var v Value
 	switch k := a[i]; {
@@ -307,7 +330,7 @@ func (a Attrs) at(i int) (Attr, int) {
 }
 
 // str is a[i:i+n] as a string sharing a's bytes, which never change.
-func (a Attrs) str(i, n int) string {
+func (a attrBytes) str(i, n int) string {
 	if n == 0 {
 		return ""
 	}
@@ -315,7 +338,9 @@ func (a Attrs) str(i, n int) string {
 }
 
 // Get returns the attribute named key.
-func (a Attrs) Get(key string) (Value, bool) {
+func (a Attrs) Get(key string) (Value, bool) { return a.bytes().get(key) }
+
+func (a attrBytes) get(key string) (Value, bool) {
 	for i := a.start(); i < len(a) && a[i] != sentenceKey; {
 		at, next := a.at(i)
 		if at.Key == key {
@@ -327,7 +352,8 @@ func (a Attrs) Get(key string) (Value, bool) {
 }
 
 // All yields the attributes in order.
-func (a Attrs) All() iter.Seq2[string, Value] {
+func (s Attrs) All() iter.Seq2[string, Value] {
+	a := s.bytes()
 	return func(yield func(string, Value) bool) {
 		for i := a.start(); i < len(a) && a[i] != sentenceKey; {
 			var at Attr
@@ -340,7 +366,8 @@ func (a Attrs) All() iter.Seq2[string, Value] {
 }
 
 // Len is the number of attributes.
-func (a Attrs) Len() int {
+func (s Attrs) Len() int {
+	a := s.bytes()
 	n := 0
 	for i := a.start(); i < len(a) && a[i] != sentenceKey; n++ {
 		_, i = a.at(i)
@@ -428,7 +455,7 @@ func (b Builder) BatchRefs(k Key) Builder { return append(b, byte(k), 'r') }
 
 // batchRefs is the list BatchRefs stands for, the attributes after it
 // starting at a[i].
-func (a Attrs) batchRefs(i int) string {
+func (a attrBytes) batchRefs(i int) string {
 	for i < len(a) && a[i] != sentenceKey {
 		_, i = a.at(i)
 	}

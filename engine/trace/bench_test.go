@@ -43,7 +43,7 @@ func BenchmarkPackAttrs(b *testing.B) {
 			a = a.Int(KeyBatch, int64(i))
 			a = a.Int(KeyRequest, int64(2*i))
 			a = a.Str(KeyPath, "producer=known duplicate=not-duplicate epoch=epoch-equal sequence=seq-next")
-			if s.Done(a) == nil {
+			if s.Done(a) == "" {
 				b.Fatal("nothing packed")
 			}
 		}

@@ -100,7 +100,7 @@ func (b Builder) conn(k Key, name string, n int, said bool) Builder {
 
 // connName is the name Conn's short form stands for, the attributes
 // before it starting at a[from] and ending at a[to].
-func (a Attrs) connName(from, to int, n int64) string {
+func (a attrBytes) connName(from, to int, n int64) string {
 	var src, dst string
 	var resp bool
 	for i := from; i < to; {

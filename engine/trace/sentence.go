@@ -66,7 +66,7 @@ const (
 )
 
 // appendText starts attributes a with the text, if there is one.
-func appendText(a Attrs, text string) Attrs {
+func appendText(a []byte, text string) []byte {
 	if text == "" {
 		return a
 	}
@@ -75,7 +75,7 @@ func appendText(a Attrs, text string) Attrs {
 
 // text is the text the attributes start with, if they do (after a
 // decision).
-func (a Attrs) text() (string, bool) {
+func (a attrBytes) text() (string, bool) {
 	d := a.decisionEnd()
 	if len(a) < d+3 || a[d] != sentenceKey || a[d+1] != byte(sentenceText) {
 		return "", false
@@ -86,7 +86,7 @@ func (a Attrs) text() (string, bool) {
 
 // start is where the attributes proper start: after the decision and the
 // text, if the attributes start with them.
-func (a Attrs) start() int {
+func (a attrBytes) start() int {
 	d := a.decisionEnd()
 	if len(a) < d+3 || a[d] != sentenceKey || a[d+1] != byte(sentenceText) {
 		return d
@@ -97,7 +97,7 @@ func (a Attrs) start() int {
 
 // decisionEnd is where a decision the attributes start with ends (0:
 // none): decisionKey, the packed decision's length and its bytes.
-func (a Attrs) decisionEnd() int {
+func (a attrBytes) decisionEnd() int {
 	if len(a) < 2 || a[0] != decisionKey {
 		return 0
 	}
@@ -105,7 +105,7 @@ func (a Attrs) decisionEnd() int {
 }
 
 // decision is the decision the attributes start with, if they do.
-func (a Attrs) decision() (producerstate.Decision, bool) {
+func (a attrBytes) decision() (producerstate.Decision, bool) {
 	end := a.decisionEnd()
 	if end == 0 || end > len(a) {
 		return producerstate.Decision{}, false
@@ -128,7 +128,7 @@ func (b Builder) Decision(d *producerstate.Decision) Builder {
 // Text starts the attributes with the event's text, kept as it is (a
 // sentence no form says): it must come first.
 func (b Builder) Text(t []byte) Builder {
-	return Builder(appendText(Attrs(b), unsafe.String(unsafe.SliceData(t), len(t))))
+	return Builder(appendText(b, unsafe.String(unsafe.SliceData(t), len(t))))
 }
 
 // Say ends the attributes with sentence s: the arguments it takes follow
@@ -159,7 +159,7 @@ func (b Builder) ArgText(s string) Builder { return append(b, s...) }
 
 // appendSentence appends the text of the sentence the attributes end
 // with, if they do.
-func (a Attrs) appendSentence(b []byte) []byte {
+func (a attrBytes) appendSentence(b []byte) []byte {
 	// The produce path's keys are the table's first: one pass finds them.
 	var v [KeyLastStableOffset + 1]Value
 	i := a.start()
@@ -260,7 +260,7 @@ func (a Attrs) appendSentence(b []byte) []byte {
 }
 
 // argInt reads an integer argument (appendInt's varint) and its length.
-func argInt(a Attrs) (int64, int) {
+func argInt(a attrBytes) (int64, int) {
 	if len(a) == 0 {
 		return 0, 0
 	}
@@ -272,7 +272,7 @@ func argInt(a Attrs) (int64, int) {
 }
 
 // argStr reads a text argument (Builder.ArgStr) and its length.
-func argStr(a Attrs) (string, int) {
+func argStr(a attrBytes) (string, int) {
 	n, k := binary.Uvarint(a)
 	if k <= 0 || uint64(len(a)-k) < n {
 		return "", len(a)
@@ -281,7 +281,7 @@ func argStr(a Attrs) (string, int) {
 }
 
 // appendProduceArgs says a produce request's content (SentenceSendProduce).
-func appendProduceArgs(b []byte, args Attrs) []byte {
+func appendProduceArgs(b []byte, args attrBytes) []byte {
 	acks, n := argInt(args)
 	args = args[n:]
 	b = append(AppendInt(append(b, "acks="...), acks), " ["...)
@@ -324,7 +324,7 @@ func appendProduceArgs(b []byte, args Attrs) []byte {
 
 // appendProducedArgs says a produce response's content
 // (SentenceSendProduced).
-func appendProducedArgs(b []byte, args Attrs) []byte {
+func appendProducedArgs(b []byte, args attrBytes) []byte {
 	for i := 0; len(args) > 0; i++ {
 		if i > 0 {
 			b = append(b, "; "...)

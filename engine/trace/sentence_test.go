@@ -126,7 +126,7 @@ func TestSentenceHidden(t *testing.T) {
 		t.Fatalf("text %q, %d attributes, producer %q", c.Text(), c.Attrs.Len(), c.Str("producer"))
 	}
 	n := New("k", odd).With("producer", Str("p1")).With("batch", Int(6))
-	if n.Text() != odd || !reflect.DeepEqual(n.Attrs[n.Attrs.start():], plain) {
+	if n.Text() != odd || !reflect.DeepEqual(n.Attrs[n.Attrs.bytes().start():], plain) {
 		t.Fatalf("New: text %q, attributes % x", n.Text(), n.Attrs)
 	}
 	n.SetText("again")

@@ -38,10 +38,10 @@ type Slab struct {
 func (s *Slab) Attrs(attrs ...Attr) Attrs {
 	n := bound(attrs)
 	if n > slabText/4 {
-		return Attrs(nil).Append(attrs...)
+		return Attrs("").Append(attrs...)
 	}
 	b := s.Begin(n)
-	return s.Done(Builder(Attrs(b).Append(attrs...)))
+	return s.Done(Builder(appendAttrs(b, attrs)))
 }
 
 // Begin starts building an event's attributes in the slab, with room for
@@ -66,7 +66,7 @@ func (s *Slab) Done(b Builder) Attrs {
 		// Still in the block's free room: those bytes are handed out now.
 		s.text = s.text[:s.begun+n]
 	}
-	return Attrs(b[:n:n])
+	return attrsOf(b[:n:n])
 }
 
 // room makes room for n more bytes in the block.

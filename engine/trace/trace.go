@@ -29,7 +29,7 @@ type Event struct {
 // the UI's decision tree, on a produce.decision event that keeps one
 // (Builder.Decision), or nil. Each call unpacks a copy of it.
 func (e *Event) Decision() *producerstate.Decision {
-	d, ok := e.Attrs.decision()
+	d, ok := e.Attrs.bytes().decision()
 	if !ok {
 		return nil
 	}
@@ -81,12 +81,12 @@ func Bool(v bool) Value {
 
 // New starts an event of kind k with the human sentence text.
 func New(k Kind, text string) Event {
-	return Event{Kind: k, Attrs: appendText(make(Attrs, 0, 128+len(text)), text)} // room for most events' attributes
+	return Event{Kind: k, Attrs: attrsOf(appendText(make([]byte, 0, len(text)+8), text))}
 }
 
 // NewN is New for an event that will have about n attributes.
 func NewN(k Kind, text string, n int) Event {
-	return Event{Kind: k, Attrs: appendText(make(Attrs, 0, 16*n+len(text)), text)}
+	return Event{Kind: k, Attrs: attrsOf(appendText(make([]byte, 0, len(text)+8), text))}
 }
 
 // Text is the event's human sentence; Describe adds step and time. The
@@ -94,24 +94,27 @@ func NewN(k Kind, text string, n int) Event {
 // the attributes end with a Sentence, a form of words they fill in: then
 // it is rendered here, each time it is read.
 func (e *Event) Text() string {
-	if t, ok := e.Attrs.text(); ok {
+	a := e.Attrs.bytes()
+	if t, ok := a.text(); ok {
 		return t
 	}
-	return string(e.Attrs.appendSentence(nil))
+	return string(a.appendSentence(nil))
 }
 
 // AppendText appends Text() to b, rendering a Sentence straight into b.
 func (e *Event) AppendText(b []byte) []byte {
-	if t, ok := e.Attrs.text(); ok {
+	a := e.Attrs.bytes()
+	if t, ok := a.text(); ok {
 		return append(b, t...)
 	}
-	return e.Attrs.appendSentence(b)
+	return a.appendSentence(b)
 }
 
 // SetText sets the event's sentence.
 func (e *Event) SetText(text string) {
-	d, a := e.Attrs[:e.Attrs.decisionEnd()], e.Attrs[e.Attrs.start():]
-	e.Attrs = append(appendText(append(make(Attrs, 0, len(d)+8+len(text)+len(a)), d...), text), a...)
+	x := e.Attrs.bytes()
+	d, a := x[:x.decisionEnd()], x[x.start():]
+	e.Attrs = attrsOf(append(appendText(append(make([]byte, 0, len(d)+8+len(text)+len(a)), d...), text), a...))
 }
 
 // With appends an attribute and returns the event (for chaining).
@@ -194,9 +197,10 @@ func (e *Event) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(e.Step), 10)
 	b = append(b, `,"time_ms":`...)
 	b = strconv.AppendInt(b, e.TimeMs, 10)
-	for i := e.Attrs.start(); i < len(e.Attrs) && e.Attrs[i] != sentenceKey; {
+	x := e.Attrs.bytes()
+	for i := x.start(); i < len(x) && x[i] != sentenceKey; {
 		var a Attr
-		a, i = e.Attrs.at(i)
+		a, i = x.at(i)
 		b = append(b, ',')
 		b = Str(a.Key).appendJSON(b)
 		b = append(b, ':')
