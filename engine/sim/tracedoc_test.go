@@ -104,10 +104,10 @@ func docKinds(t *testing.T) (kinds map[string][]string, exact map[string]bool) {
 }
 
 // emitPattern finds a kind where the code names one: trace.New("kind",
-// trace.NewN("kind", a component's ev("kind", producerEvent("kind",
+// a component's ev("kind", producerEvent("kind",
 // env.Event("kind" or w.event("kind" (an event filled in where the trace
 // keeps it), Kind: "kind" or trace.Kind("kind").
-var emitPattern = regexp.MustCompile(`(?:trace\.New|trace\.NewN|\bev|producerEvent|\.[Ee]vent|trace\.Kind)\("([a-z_.]+)"|Kind: +"([a-z_.]+)"`)
+var emitPattern = regexp.MustCompile(`(?:trace\.New|\bev|producerEvent|\.[Ee]vent|trace\.Kind)\("([a-z_.]+)"|Kind: +"([a-z_.]+)"`)
 
 // sourceKinds reads every kind the engine and serve name in their code.
 func sourceKinds(t *testing.T) map[string]string {

@@ -84,11 +84,6 @@ func New(k Kind, text string) Event {
 	return Event{Kind: k, Attrs: attrsOf(appendText(make([]byte, 0, len(text)+8), text))}
 }
 
-// NewN is New for an event that will have about n attributes.
-func NewN(k Kind, text string, n int) Event {
-	return Event{Kind: k, Attrs: attrsOf(appendText(make([]byte, 0, len(text)+8), text))}
-}
-
 // Text is the event's human sentence; Describe adds step and time. The
 // sentence is kept before the attributes (New, SetText, Builder.Text), or
 // the attributes end with a Sentence, a form of words they fill in: then
