@@ -150,9 +150,23 @@ func (b *Broker) OnFetchResponse(from int, resp *msg.FetchResponse, env Env) int
 // emitReplicaAppend emits the replica.append event for n batches copied
 // into r, the replica of tp. Apart from OnFetchResponse, so that its frame
 // stays small.
+// It is written straight into the slab, as the produce path's events are:
+// a follower's fetch that brings batches emits one on every produce.
 func (b *Broker) emitReplicaAppend(r *Replica, tp msg.TP, n int, env Env) {
-	env.Emit(b.ev("replica.append", "copies "+strconv.Itoa(n)+" batch(es) of "+tp.String()+" from broker "+strconv.Itoa(r.Leader)+
-		"; log end "+strconv.FormatInt(r.Log.LogEndOffset(), 10)+", high watermark "+strconv.FormatInt(r.Log.HighWatermark(), 10)).
-		With("partition", trace.Str(tp.String())).With("log_end_offset", trace.Int(r.Log.LogEndOffset())).
-		With("high_watermark", trace.Int(r.Log.HighWatermark())))
+	slab := env.Slab()
+	name := slab.Partition(tp.Topic, tp.Partition)
+	leo, hw := r.Log.LogEndOffset(), r.Log.HighWatermark()
+	var buf [160]byte
+	t := strconv.AppendInt(append(buf[:0], "broker "...), int64(b.ID), 10)
+	t = append(strconv.AppendInt(append(t, " copies "...), int64(n), 10), " batch(es) of "...)
+	t = strconv.AppendInt(append(append(t, name...), " from broker "...), int64(r.Leader), 10)
+	t = strconv.AppendInt(append(t, "; log end "...), leo, 10)
+	t = strconv.AppendInt(append(t, ", high watermark "...), hw, 10)
+	a := slab.Begin(len(t) + len(name) + 48)
+	a = a.Text(t)
+	a = a.Int(trace.KeyBroker, int64(b.ID))
+	a = a.Str(trace.KeyPartition, name)
+	a = a.Int(trace.KeyLogEndOffset, leo)
+	a = a.Int(trace.KeyHighWatermark, hw)
+	env.Event("replica.append").Attrs = slab.Done(a)
 }

@@ -283,9 +283,10 @@ func (p *Producer) fail(b *Batch, state BatchState, code kerr.Code, reason strin
 		what = fmt.Sprintf("expires: delivery.timeout.ms (%d ms) passed since it was created", p.cfg.DeliveryTimeoutMs)
 	}
 	if env.Tracing() {
-		env.Emit(p.ev("producer.fail", fmt.Sprintf("batch #%d (%s, sequence %d) %s; the application gets the error", b.ID, b.TP, b.Seq, what)).
-			With("batch", trace.Int(int64(b.ID))).With("partition", trace.Str(b.TP.String())).
-			With("base_sequence", trace.Int(int64(b.Seq))).With("error", trace.Str(errorName(state, code))))
+		env.Emit(trace.New("producer.fail", fmt.Sprintf("%s batch #%d (%s, sequence %d) %s; the application gets the error", p.name, b.ID, b.TP, b.Seq, what),
+			trace.Attr{Key: "producer", Val: trace.Str(p.name)}, trace.Attr{Key: "batch", Val: trace.Int(int64(b.ID))},
+			trace.Attr{Key: "partition", Val: trace.Str(b.TP.String())}, trace.Attr{Key: "base_sequence", Val: trace.Int(int64(b.Seq))},
+			trace.Attr{Key: "error", Val: trace.Str(errorName(state, code))}))
 	}
 }
 

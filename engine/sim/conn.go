@@ -447,10 +447,8 @@ func (w *World) dropInbox(c *connection) {
 		if w.tracing() {
 			m := &f.m
 			w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: its connection closed before broker %d read it (%s)",
-				m.Body.Name(), m.ID, m.From, m.To, c.key.broker, summarize(m))).
-				With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-				With("response", trace.Bool(false)).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
-				With("connection", trace.Str(c.key.String())).With("reason", trace.Str("unread when the connection closed")))
+				m.Body.Name(), m.ID, m.From, m.To, c.key.broker, summarize(m)),
+				lostAttrs(m, false, c, "unread when the connection closed")...))
 		}
 	}
 	c.inbox = nil

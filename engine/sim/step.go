@@ -402,10 +402,8 @@ func (w *World) lost(f *flight, arrived bool) bool {
 				why = fmt.Sprintf("broker %d is down", m.To.Broker)
 			}
 		}
-		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m))).
-			With("message", trace.Int(int64(m.ID))).With("api", trace.Str(m.Body.Name())).
-			With("response", trace.Bool(m.Body.IsResponse())).With("from", trace.Str(m.From.String())).With("to", trace.Str(m.To.String())).
-			With("connection", trace.Str(c.key.String())).With("reason", trace.Str(why)))
+		w.emit(trace.New("message.lost", fmt.Sprintf("%s #%d from %s to %s is lost: %s (%s)", m.Body.Name(), m.ID, m.From, m.To, why, summarize(m)),
+			lostAttrs(m, m.Body.IsResponse(), c, why)...))
 	}
 	return true
 }
@@ -545,4 +543,12 @@ func (w *World) release(s *producerSlot) {
 	if s.extra != nil {
 		s.extra.held = nil
 	}
+}
+
+// lostAttrs is a message.lost event's attributes, packed with its text at
+// once (trace.New).
+func lostAttrs(m *msg.Message, resp bool, c *connection, why string) []trace.Attr {
+	return []trace.Attr{{Key: "message", Val: trace.Int(int64(m.ID))}, {Key: "api", Val: trace.Str(m.Body.Name())},
+		{Key: "response", Val: trace.Bool(resp)}, {Key: "from", Val: trace.Str(m.From.String())}, {Key: "to", Val: trace.Str(m.To.String())},
+		{Key: "connection", Val: trace.Str(c.key.String())}, {Key: "reason", Val: trace.Str(why)}}
 }

@@ -148,6 +148,19 @@ var keyNumbers = func() (t [maxKeyLen + 1][26][]Key) {
 // String is the key's name.
 func (k Key) String() string { return keys[k] }
 
+// KeyLogEndOffset is log_end_offset's number, a key past the produce
+// path's that a Builder writes (replica.append).
+var KeyLogEndOffset = keyNamed("log_end_offset")
+
+// keyNamed is the number of a key the table has.
+func keyNamed(name string) Key {
+	k, ok := KeyOf(name)
+	if !ok {
+		panic("trace: no key " + name + " in the table")
+	}
+	return k
+}
+
 // KeyOf returns the number of a key of the table.
 func KeyOf(name string) (Key, bool) {
 	if len(name) == 0 || len(name) > maxKeyLen || name[0] < 'a' || name[0] > 'z' {

@@ -79,9 +79,11 @@ func Bool(v bool) Value {
 	return Value{kind: 'b'}
 }
 
-// New starts an event of kind k with the human sentence text.
-func New(k Kind, text string) Event {
-	return Event{Kind: k, Attrs: attrsOf(appendText(make([]byte, 0, len(text)+8), text))}
+// New starts an event of kind k with the human sentence text and, packed
+// with it at once, attributes (With adds one more, a copy each time).
+func New(k Kind, text string, attrs ...Attr) Event {
+	b := appendText(make([]byte, 0, len(text)+8+bound(attrs)), text)
+	return Event{Kind: k, Attrs: attrsOf(appendAttrs(b, attrs))}
 }
 
 // Text is the event's human sentence; Describe adds step and time. The
