@@ -70,12 +70,32 @@ func keyOf(data []byte) (batchKey, bool) {
 	return batchKey{record.CRCOf(data), record.ProducerIDOf(data), record.BaseSequenceOf(data), record.BatchLengthOf(data)}, true
 }
 
+// ackRec is an acknowledged batch, as the checker keeps every one, in 24
+// bytes: its offset shares a word with the index of its partition (below
+// MaxPartitions) and a mark for a batch of an application-chosen value,
+// whose number is kept apart (checker.ackValues), since most batches'
+// records are told apart by their serials alone.
 type ackRec struct {
-	src       source
-	offset    int64
-	count     int32
-	partition int32
+	firstSerial int64
+	at          int64 // offset<<ackShift | ackValue when it has a value | partition
+	who         int32
+	count       int32
 }
+
+const (
+	ackPartBits = 6
+	ackValue    = 1 << ackPartBits
+	ackShift    = ackPartBits + 1
+)
+
+// Every partition's index fits its bits.
+var _ [1<<ackPartBits - MaxPartitions]struct{}
+
+// offset is the offset the batch was acknowledged at.
+func (a *ackRec) offset() int64 { return a.at >> ackShift }
+
+// partition is the index of the batch's partition in the world's.
+func (a *ackRec) partition() int { return int(a.at & (1<<ackPartBits - 1)) }
 
 // seenAt is where a partition's judged log holds a record of a producer
 // (by serial): at the serial plus shift. A batch's records have
@@ -321,6 +341,7 @@ type checker struct {
 	gens      uint32           // partition checks started so far
 	parts     []*partCheck     // by index in the world's partitions
 	acks      hist.List[ackRec]
+	ackValues hist.Map[int, int32]    // the value numbers of the acks of application-chosen values (by index)
 	lost      hist.Map[int, struct{}] // acks found lost (by index): reported once
 	fresh     []int                   // acks not checked yet
 	rescan    []bool                  // by index in the world's partitions: its leader changed, check the whole log again
@@ -451,8 +472,24 @@ func (c *checker) noteAck(s *producerSlot, b *client.Batch) {
 // noteAckAt is noteAck for the producer numbered who and the partition at
 // index part of the world's partitions (World.partIndex).
 func (c *checker) noteAckAt(who int32, b *client.Batch, part int) {
-	c.fresh = append(c.fresh, c.acks.Len())
-	c.acks.Append(ackRec{src: c.sourceOf(who, b), count: b.Count, offset: b.BaseOffset, partition: int32(part)})
+	j := c.acks.Len()
+	s := c.sourceOf(who, b)
+	at := b.BaseOffset<<ackShift | int64(part)
+	if s.value >= 0 {
+		at |= ackValue
+		c.ackValues.Set(j, s.value)
+	}
+	c.fresh = append(c.fresh, j)
+	c.acks.Append(ackRec{firstSerial: s.firstSerial, at: at, who: s.who, count: b.Count})
+}
+
+// ackSource is the source of ack j.
+func (c *checker) ackSource(j int, a *ackRec) source {
+	s := source{firstSerial: a.firstSerial, who: a.who, value: -1}
+	if a.at&ackValue != 0 {
+		s.value, _ = c.ackValues.Get(j)
+	}
+	return s
 }
 
 // leaderChanged notes that the partition at index part of the world's
@@ -518,7 +555,7 @@ func (c *checker) pass(w *World) {
 		c.scan(w, m.tp, pc)
 		if rescan {
 			for j := range c.acks.Len() {
-				if a := c.acks.Ptr(j); int(a.partition) == i {
+				if a := c.acks.Ptr(j); a.partition() == i {
 					c.checkAck(w, j, pc)
 				}
 			}
@@ -548,7 +585,7 @@ func (c *checker) grow(n int) {
 func (c *checker) checkFresh(w *World) {
 	for _, i := range c.fresh {
 		a := c.acks.Ptr(i)
-		if pc := c.parts[a.partition]; pc != nil {
+		if pc := c.parts[a.partition()]; pc != nil {
 			c.checkAck(w, i, pc)
 		}
 	}
@@ -706,8 +743,9 @@ func (d *dupList) add(c *checker, src source, i, prev, off int64) {
 // no longer holds anywhere (Jepsen's "lost": acknowledged, then not read).
 func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	a := c.acks.Ptr(j)
-	if a.src.value < 0 && a.count > 0 && int(a.src.who) < c.seen.len() &&
-		c.seen.at(int(a.src.who)).span(a.src.firstSerial, int64(a.count), pc.gen, true) == int64(a.count) {
+	src := c.ackSource(j, a)
+	if src.value < 0 && a.count > 0 && int(src.who) < c.seen.len() &&
+		c.seen.at(int(src.who)).span(src.firstSerial, int64(a.count), pc.gen, true) == int64(a.count) {
 		return // the judged log holds every record (most acks): nothing to report, lost before or not
 	}
 	if _, lost := c.lost.Get(j); lost {
@@ -716,16 +754,16 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 	var pending map[identity]bool // in the leader's log above the high watermark: not visible yet, not lost
 	lost := false
 	for i := int64(0); i < int64(a.count); i++ {
-		if a.src.value < 0 {
+		if src.value < 0 {
 			// Skip what the judged log holds, a run at a time.
-			if int(a.src.who) < c.seen.len() {
-				i += c.seen.at(int(a.src.who)).span(a.src.firstSerial+i, int64(a.count)-i, pc.gen, true)
+			if int(src.who) < c.seen.len() {
+				i += c.seen.at(int(src.who)).span(src.firstSerial+i, int64(a.count)-i, pc.gen, true)
 			}
 			if i == int64(a.count) {
 				break
 			}
 		}
-		id := a.src.identity(i)
+		id := src.identity(i)
 		if _, ok := c.at(pc, id); ok {
 			continue
 		}
@@ -744,13 +782,13 @@ func (c *checker) checkAck(w *World, j int, pc *partCheck) {
 		return
 	}
 	c.lost.Set(j, struct{}{})
-	tp := w.parts[a.partition].tp
-	producer := *c.names.at(int(a.src.who))
+	tp := w.parts[a.partition()].tp
+	producer := *c.names.at(int(src.who))
 	last := int64(a.count) - 1
 	c.report(w, Anomaly{Name: "lost", Partition: tp.String(), Producer: producer,
-		Offsets: []int64{a.offset, a.offset + last}, Serials: []int64{a.src.firstSerial, a.src.firstSerial + last},
+		Offsets: []int64{a.offset(), a.offset() + last}, Serials: []int64{src.firstSerial, src.firstSerial + last},
 		Text: fmt.Sprintf("%s: %s's serials %d-%d were acknowledged at offsets %d-%d but the leader's log no longer has them",
-			tp, producer, a.src.firstSerial, a.src.firstSerial+last, a.offset, a.offset+last)})
+			tp, producer, src.firstSerial, src.firstSerial+last, a.offset(), a.offset()+last)})
 }
 
 // unjudged lists the records in the leader's log that are not judged yet.

@@ -244,7 +244,7 @@ func (tx *txnWorld) clone(c *World, cl *cloner) txnWorld {
 func (c *checker) clone(cl *cloner) *checker {
 	d := &checker{names: c.names.clone(), byName: maps.Clone(c.byName),
 		values: c.values.Clone(), valueNums: c.valueNums.Clone(), sources: c.sources.clone(), gens: c.gens,
-		acks: c.acks.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
+		acks: c.acks.Clone(), ackValues: c.ackValues.Clone(), lost: c.lost.Clone(), fresh: slices.Clone(c.fresh), rescan: slices.Clone(c.rescan),
 		readsSeen: maps.Clone(c.readsSeen), reported: c.reported.Clone(), anomalies: c.anomalies[:len(c.anomalies):len(c.anomalies)]}
 	d.seen = c.seen.clone()
 	for i, s := range c.seen.all() {
