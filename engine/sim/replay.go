@@ -219,7 +219,7 @@ func (w *World) historyBytes() int {
 			n += 64 * s.p.Settled()
 		}
 	}
-	return n + 40*w.check.sources.entries.Len() + 24*w.check.acks.Len()
+	return n + 32*w.check.sources.entries.Len() + 24*w.check.acks.Len()
 }
 
 // storedRecords is how many records the world's logs hold, every

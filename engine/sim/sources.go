@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 
 	"github.com/eoslab/eoslab/engine/internal/hist"
@@ -33,6 +34,8 @@ type sourceIndex struct {
 	// batches sent) has the next sequence, so it is not looked up.
 	past    []int64
 	entries hist.List[sourceEntry]
+	values  hist.Map[int32, int32] // by entry: a chosen value's number (entryValue)
+	nexts   hist.Map[int32, int32] // by entry: the older entry of its sequence + 1 (entryNext)
 	plain   hist.Map[batchKey, source]
 	// recent holds the newest entry of a few (producer id, sequence)
 	// pairs, by a hash of the pair: a batch is judged soon after it was
@@ -72,12 +75,45 @@ func (x *sourceIndex) recentAt(pid int64, seq int32) *recentHead {
 	return &x.recent[h>>(64-recentBits)]
 }
 
+// sourceEntry is one batch's bytes sent (their key but for the producer
+// id, which finds the entry) and its source, in 24 bytes. The rare fields
+// are kept apart, by the entry's index, each marked by a sign bit no
+// sequence or size has: a chosen value's number (sourceIndex.values,
+// entryValue in size) and the older entry of the same sequence, sent
+// with other bytes (sourceIndex.nexts, entryNext in seq).
 type sourceEntry struct {
-	crc  uint32
-	size int32
-	src  source
-	seq  int32
-	next int32 // the older entry of the same sequence + 1 (0: none)
+	firstSerial int64
+	crc         uint32
+	size        int32
+	seq         int32
+	who         int32
+}
+
+const (
+	entryValue = math.MinInt32 // in size
+	entryNext  = math.MinInt32 // in seq
+)
+
+// sizeOf and seqOf are the entry's batch length and base sequence.
+func (e *sourceEntry) sizeOf() int32 { return e.size &^ entryValue }
+func (e *sourceEntry) seqOf() int32  { return e.seq &^ entryNext }
+
+// src is entry i's source (e being entry i).
+func (x *sourceIndex) src(i int32, e *sourceEntry) source {
+	s := source{firstSerial: e.firstSerial, who: e.who, value: -1}
+	if e.size&entryValue != 0 {
+		s.value, _ = x.values.Get(i)
+	}
+	return s
+}
+
+// next is the older entry + 1 of entry i's sequence (0: none).
+func (x *sourceIndex) next(i int32, e *sourceEntry) int32 {
+	if e.seq&entryNext == 0 {
+		return 0
+	}
+	n, _ := x.nexts.Get(i)
+	return n
 }
 
 // head returns the newest entry + 1 sent by pid with sequence seq (0:
@@ -86,7 +122,7 @@ func (x *sourceIndex) head(v int32, seq int32) int32 {
 	if v < 0 {
 		return x.bySeq[-v-1].Get(int(seq))
 	}
-	if x.entries.Ptr(int(v-1)).seq == seq {
+	if x.entries.Ptr(int(v-1)).seqOf() == seq {
 		return v
 	}
 	return 0
@@ -143,7 +179,7 @@ func (x *sourceIndex) set(k batchKey, s source) {
 			head = x.head(v, k.seq)
 		}
 		if head > 0 {
-			if e := x.entries.Ptr(int(head - 1)); e.crc == k.crc && e.size == k.size && e.src == s {
+			if e := x.entries.Ptr(int(head - 1)); e.crc == k.crc && e.sizeOf() == k.size && x.src(head-1, e) == s {
 				*r = recentHead{pid: k.pid, seq: k.seq, head: head}
 				return // sent again as it was (a retry): nothing new
 			}
@@ -152,15 +188,25 @@ func (x *sourceIndex) set(k batchKey, s source) {
 			// A second sequence: from now on the producer id's sequences
 			// are in a vector.
 			x.bySeq = append(x.bySeq, hist.Vec[int32]{})
-			first := x.entries.Ptr(int(v - 1)).seq
+			first := x.entries.Ptr(int(v - 1)).seqOf()
 			x.bySeq[len(x.bySeq)-1].Set(int(first), v)
 			x.past = append(x.past, int64(first)+1)
 			v = -int32(len(x.bySeq))
 			x.setPID(k.pid, v)
 		}
 	}
-	x.entries.Append(sourceEntry{crc: k.crc, size: k.size, src: s, seq: k.seq, next: head})
-	n := int32(x.entries.Len())
+	e := sourceEntry{firstSerial: s.firstSerial, crc: k.crc, size: k.size, seq: k.seq, who: s.who}
+	i := int32(x.entries.Len())
+	if s.value >= 0 {
+		e.size |= entryValue
+		x.values.Set(i, s.value)
+	}
+	if head != 0 {
+		e.seq |= entryNext
+		x.nexts.Set(i, head)
+	}
+	x.entries.Append(e)
+	n := i + 1
 	if v < 0 {
 		x.bySeq[-v-1].Set(int(k.seq), n)
 		if p := &x.past[-v-1]; int64(k.seq) >= *p {
@@ -189,10 +235,10 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 	}
 	for at > 0 {
 		e := x.entries.Ptr(int(at - 1))
-		if e.crc == k.crc && e.size == k.size {
-			return e.src, true
+		if e.crc == k.crc && e.sizeOf() == k.size {
+			return x.src(at-1, e), true
 		}
-		at = e.next
+		at = x.next(at-1, e)
 	}
 	return source{}, false
 }
@@ -200,7 +246,7 @@ func (x *sourceIndex) get(k batchKey) (source, bool) {
 // clone returns an index sharing x's entries.
 func (x *sourceIndex) clone() sourceIndex {
 	c := sourceIndex{near: x.near.Clone(), far: x.far.Clone(), base: x.base, based: x.based,
-		entries: x.entries.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)), past: slices.Clone(x.past),
+		entries: x.entries.Clone(), values: x.values.Clone(), nexts: x.nexts.Clone(), plain: x.plain.Clone(), bySeq: make([]hist.Vec[int32], len(x.bySeq)), past: slices.Clone(x.past),
 		recent: x.recent, pids: x.pids}
 	for i := range x.bySeq {
 		c.bySeq[i] = x.bySeq[i].Clone()

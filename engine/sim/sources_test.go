@@ -86,6 +86,9 @@ func TestSourceIndexProperty(t *testing.T) {
 			default:
 				k := randKey()
 				s := source{firstSerial: int64(rng.IntN(4)), who: int32(rng.IntN(2)), value: -1}
+				if rng.IntN(4) == 0 {
+					s.value = int32(rng.IntN(3)) // an application-chosen value's number
+				}
 				p.x.set(k, s)
 				p.ref.set(k, s)
 			}
