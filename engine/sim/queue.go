@@ -82,7 +82,7 @@ type queue struct {
 	slab     []item
 	free     []int32
 	// The wake register: a producer's wake due at once when every item
-	// queued comes after it (World.wakeNow), as most are (a send's, an
+	// queued comes after it (World.scheduleFor), as most are (a send's, an
 	// answer's). It waits in reg instead of a slot of the slab and the
 	// lane, and stays the head of the queue (reg comes before any item
 	// queued after it: enqueue moves it into the heap otherwise). regQ is
