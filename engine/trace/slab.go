@@ -33,8 +33,7 @@ type Slab struct {
 }
 
 // Attrs returns attrs packed in the slab (see Attrs), for an event's
-// Attrs. Its capacity ends with it, so that nothing appended to one
-// event's attributes reaches another's.
+// Attrs: the slab's bytes, never written again (Attrs.Append copies).
 func (s *Slab) Attrs(attrs ...Attr) Attrs {
 	n := bound(attrs)
 	if n > slabText/4 {
@@ -54,9 +53,9 @@ func (s *Slab) Begin(n int) Builder {
 	return Builder(s.text[i:i:cap(s.text)])
 }
 
-// Done returns the attributes b built since Begin, for the event's Attrs.
-// Their capacity ends with them, so that nothing appended to them reaches
-// another event's.
+// Done returns the attributes b built since Begin, for the event's Attrs:
+// the slab's bytes, handed out and never written again (Attrs.Append
+// copies them).
 func (s *Slab) Done(b Builder) Attrs {
 	if len(s.text) != s.begun || unsafe.SliceData(s.text) != s.block {
 		panic("trace: a slab was used while attributes were being built in it")
