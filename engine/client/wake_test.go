@@ -76,3 +76,21 @@ run
 		t.Fatalf("second batches sent by %v, want p1 first (its answer's wake came first)", order)
 	}
 }
+
+// As TestAnswerWakeHeldWhilePaused, in a cluster of one broker and no
+// followers, where nothing else is queued when the answer comes (step
+// 6): the wake waits in the queue's register, and a paused producer
+// holds it there too.
+func TestRegisterWakeHeldWhilePaused(t *testing.T) {
+	got := playTexts(t, `cluster brokers=1 rf=1 min.insync=1
+producer p1
+send p1 orders-0 1
+step 6
+pause p1
+run
+resume p1
+`, "producer.resume")
+	if len(got) != 1 || got[0] != "p1 resumes after 1 held event(s)" {
+		t.Fatalf("resume: %q, want one that held the answer's wake", got)
+	}
+}

@@ -86,16 +86,16 @@ type queue struct {
 	// answer's). It waits in reg instead of a slot of the slab and the
 	// lane, and stays the head of the queue (reg comes before any item
 	// queued after it: enqueue moves it into the heap otherwise). regQ is
-	// its order, regSet whether it holds one; regRun is the wake while it
-	// is performed, so that the register is free for the next meanwhile.
+	// its order, regSet whether it holds one. The step takes it off before
+	// it runs the sender (stepsWithin), so that the register is free for
+	// the wake the sender asks for.
 	reg    item
-	regRun item
 	regQ   qent
 	regSet bool
 }
 
-// regAt is the slot of the wake register (queue.reg, or queue.regRun once
-// taken off), which the slab's slots never are.
+// regAt is the slot of the wake register (queue.reg), which the slab's
+// slots never are.
 const regAt int32 = -2
 
 // itemAt is the item in slot at.
@@ -569,8 +569,7 @@ func (h *queue) down(i int) {
 // fields of the item's kind; TestReleaseClearsAll keeps it complete.
 func (q *queue) release(at int32) {
 	if at == regAt {
-		q.regRun.slot = nil // the register's wake, performed (the register itself is cleared as it is taken off)
-		return
+		return // the register is cleared as its wake is taken off
 	}
 	d := &q.slab[at]
 	if d.kind == itemDeliver {

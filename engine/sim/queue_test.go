@@ -114,15 +114,15 @@ func takeNext(w *World, how int) qkey {
 	case takeAsStep:
 		head, inLane := w.top()
 		at, it := head.at, w.queue.itemAt(head.at)
-		if at == regAt { // as stepsWithin takes the register's wake
-			w.queue.regRun = *it
-			it = &w.queue.regRun
+		if at == regAt { // as stepsWithin takes the register's wake: its fields, then off
+			c := *it
+			it = &c
 		}
 		w.queue.removeNext(inLane)
 		got := qkeyOf(it)
 		w.queue.release(at)
-		if w.queue.regRun.slot != nil {
-			panic("the register's wake was not released")
+		if w.queue.regSet && w.queue.regQ.seq == uint64(got.seq) {
+			panic("the register's wake was not taken off")
 		}
 		return got
 	case takeTop:

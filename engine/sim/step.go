@@ -29,10 +29,38 @@ const noLimit = int64(1<<63 - 1)
 // The steps of a job are taken in one call, not one call each.
 func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 	for taken < n {
-		head, inLane := &w.queue.regQ, true // the register, when it holds a wake, is the head
-		if !w.queue.regSet {
-			head, inLane = w.queue.top()
+		if q := &w.queue; q.regSet {
+			// The register's wake, the head (most wakes): the step below,
+			// for a wake, without an item's copy, kind or slot.
+			r := &q.reg
+			s, due := r.slot, r.due
+			switch {
+			case s.life != r.life || s.removed || r.ref != s.wakeGen: // live's wake
+				q.removeNext(true)
+				continue
+			case s.paused:
+				s.hold(w.pop())
+				continue
+			}
+			w.steps++
+			before := w.now
+			if w.nextPeriodic <= due && w.runPeriodic(due) {
+				evs = w.gather(evs, w.stepped(limit))
+				taken++
+				continue
+			}
+			q.removeNext(true) // free for a wake the sender asks for
+			w.now = max(before, due)
+			if w.wake(s) {
+				evs = w.gather(evs, w.stepped(limit))
+				taken++
+				continue
+			}
+			w.now = before
+			w.steps--
+			continue
 		}
+		head, inLane := w.queue.top()
 		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
 			w.settleLater() // one of them may be next: w.top, without its call at every step
 			continue
@@ -55,7 +83,7 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 			w.recordIdle(limit)
 			return taken, evs
 		}
-		next := w.queue.itemAt(head.at)
+		next := &w.queue.slab[head.at]
 		if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
 			if !inLane && len(w.queue.heap) >= w.sweepAt {
 				// Timers that can never act again come due one after
@@ -92,13 +120,6 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 		// slab grows, the pointer keeps the old array (whose copy of the
 		// item nothing writes) alive.
 		at, it := head.at, next
-		if at == regAt {
-			// Taken off the register, which a wake the step asks for
-			// may take meanwhile.
-			r := &w.queue.regRun
-			r.due, r.seq, r.kind, r.slot, r.life, r.ref = it.due, it.seq, it.kind, it.slot, it.life, it.ref
-			it = r
-		}
 		w.queue.removeNext(inLane)
 		w.now = max(before, it.due)
 		var did bool
@@ -296,6 +317,16 @@ func firstBoundary(next, interval, acts, limit int64) int64 {
 	return next + (target-next+interval-1)/interval*interval
 }
 
+// wake runs producer s's sender, woken.
+func (w *World) wake(s *producerSlot) bool {
+	s.wakePending = false
+	did := s.p.RunSender(s)
+	if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // settleTxnAcks has nothing to do otherwise: not called
+		w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
+	}
+	return did
+}
+
 // perform does one item; false means it turned out to have nothing to do.
 func (w *World) perform(it *item) bool {
 	switch it.kind {
@@ -303,16 +334,10 @@ func (w *World) perform(it *item) bool {
 		return w.deliver(it)
 	case itemWake, itemProducerTimer:
 		s := it.slot
-		env := s
 		if it.kind == itemWake {
-			s.wakePending = false
-			did := s.p.RunSender(env)
-			if n, _ := s.p.TxnEnds(); n != 0 || s.extra != nil { // settleTxnAcks has nothing to do otherwise: not called
-				w.settleTxnAcks(s) // what the run settled (no defer: a wake is most steps' half)
-			}
-			return did
+			return w.wake(s)
 		}
-		return s.p.OnTimer(it.timer, it.ref, env)
+		return s.p.OnTimer(it.timer, it.ref, s)
 	case itemProduceTimer:
 		return w.broker(it.broker).OnProduceTimeout(it.ref, w.benv)
 	case itemFence:
