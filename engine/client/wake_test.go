@@ -34,19 +34,19 @@ func playTexts(t *testing.T, src, kind string) []string {
 // The wake an answer asks for is seen even when the pass it brings finds
 // nothing to send (and so is no step): a producer paused before it comes
 // due holds it. Asking for it only when the pass could act would change
-// the count the resume reports.
+// the count the resume reports. The answer's step finds nothing else to
+// send: its batch is acknowledged and nothing else waits.
 func TestAnswerWakeHeldWhilePaused(t *testing.T) {
-	// Step 13 delivers p1's produce answer: its batch is acknowledged and
-	// nothing else waits, so the wake at that instant finds nothing.
-	got := playTexts(t, `producer p1
-send p1 orders-0 1
-step 13
-pause p1
-run
-resume p1
-`, "producer.resume")
-	if len(got) != 1 || got[0] != "p1 resumes after 1 held event(s)" {
-		t.Fatalf("resume: %q, want one that held the answer's wake", got)
+	for _, c := range []struct{ name, cluster, step string }{
+		// Followers fetch at the same instant: the wake joins the lane.
+		{"lane", "", "step 13"},
+		// Nothing else is queued: the wake waits in the queue's register.
+		{"register", "cluster brokers=1 rf=1 min.insync=1\n", "step 6"},
+	} {
+		got := playTexts(t, c.cluster+"producer p1\nsend p1 orders-0 1\n"+c.step+"\npause p1\nrun\nresume p1\n", "producer.resume")
+		if len(got) != 1 || got[0] != "p1 resumes after 1 held event(s)" {
+			t.Fatalf("%s: resume: %q, want one that held the answer's wake", c.name, got)
+		}
 	}
 }
 
@@ -74,23 +74,5 @@ run
 	}
 	if strings.Join(order, " ") != "p1 p2" {
 		t.Fatalf("second batches sent by %v, want p1 first (its answer's wake came first)", order)
-	}
-}
-
-// As TestAnswerWakeHeldWhilePaused, in a cluster of one broker and no
-// followers, where nothing else is queued when the answer comes (step
-// 6): the wake waits in the queue's register, and a paused producer
-// holds it there too.
-func TestRegisterWakeHeldWhilePaused(t *testing.T) {
-	got := playTexts(t, `cluster brokers=1 rf=1 min.insync=1
-producer p1
-send p1 orders-0 1
-step 6
-pause p1
-run
-resume p1
-`, "producer.resume")
-	if len(got) != 1 || got[0] != "p1 resumes after 1 held event(s)" {
-		t.Fatalf("resume: %q, want one that held the answer's wake", got)
 	}
 }
