@@ -29,6 +29,8 @@ const noLimit = int64(1<<63 - 1)
 // The steps of a job are taken in one call, not one call each.
 func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 	for taken < n {
+		var was int64 // the clock before the step, put back if it does nothing
+		var did bool
 		if q := &w.queue; q.regSet {
 			// The register's wake, the head (most wakes): the step below,
 			// for a wake, without an item's copy, kind or slot.
@@ -42,95 +44,77 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 				s.hold(w.pop())
 				continue
 			}
-			w.steps++
-			before := w.now
-			if w.nextPeriodic <= due && w.runPeriodic(due) {
-				evs = w.gather(evs, w.stepped(limit))
-				taken++
-				continue
+			was = w.now
+			if did = w.periodicFirst(due); !did {
+				q.removeNext(true) // free for a wake the sender asks for
+				w.now = max(was, due)
+				did = w.wake(s)
 			}
-			q.removeNext(true) // free for a wake the sender asks for
-			w.now = max(before, due)
-			if w.wake(s) {
-				evs = w.gather(evs, w.stepped(limit))
-				taken++
-				continue
-			}
-			w.now = before
-			w.steps--
-			continue
-		}
-		head, inLane := w.queue.top()
-		if q := &w.queue; len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
-			w.settleLater() // one of them may be next: w.top, without its call at every step
-			continue
-		}
-		if head == nil || head.due > limit {
-			if limit == noLimit {
-				w.recordIdle(limit)
-				return taken, evs
-			}
-			// Nothing queued before the limit: a periodic task may still be.
-			w.steps++
-			before := w.now
-			if w.runPeriodic(limit) {
-				evs = w.gather(evs, w.stepped(limit))
-				taken++
-				continue
-			}
-			w.now = before
-			w.steps--
-			w.recordIdle(limit)
-			return taken, evs
-		}
-		next := &w.queue.slab[head.at]
-		if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
-			if !inLane && len(w.queue.heap) >= w.sweepAt {
-				// Timers that can never act again come due one after
-				// another (a request answered long before its timeout):
-				// dropping them all in one pass costs less than taking
-				// each off the heap's top. Either way nothing happens.
-				w.compact()
-				continue
-			}
-			w.queue.release(head.at) // drop, with the head already at hand
-			w.queue.removeNext(inLane)
-			continue
-		}
-		if s := w.pausedOwner(next); s != nil {
-			// A paused process reads nothing and its timers wait with it;
-			// holding them takes no time.
-			s.hold(w.pop())
-			continue
-		}
-		w.steps++
-		before := w.now
-		// Mostly no periodic task is due by the item: runPeriodic would
-		// find so at once, and is not called.
-		if w.nextPeriodic <= next.due && w.runPeriodic(next.due) {
-			evs = w.gather(evs, w.stepped(limit))
-			taken++
-			continue
-		}
-		// A periodic task that did nothing scheduled nothing: the head is
-		// still the item. It leaves the queue and is performed where it
-		// lies in the slab, not copied out; its slot is released once it
-		// has been performed. The pointer stays valid meanwhile, even as
-		// the item schedules others: the slot is not reused, and if the
-		// slab grows, the pointer keeps the old array (whose copy of the
-		// item nothing writes) alive.
-		at, it := head.at, next
-		w.queue.removeNext(inLane)
-		w.now = max(before, it.due)
-		var did bool
-		if it.kind == itemDeliver { // most items: perform's first case, without its call
-			did = w.deliver(it)
 		} else {
-			did = w.perform(it)
+			head, inLane := q.top()
+			if len(q.later) > 0 && (head == nil || before(&q.laterMin, head)) {
+				w.settleLater() // one of them may be next: w.top, without its call at every step
+				continue
+			}
+			if head == nil || head.due > limit {
+				if limit == noLimit {
+					w.recordIdle(limit)
+					return taken, evs
+				}
+				// Nothing queued before the limit: a periodic task may still be.
+				was = w.now
+				if did = w.periodicFirst(limit); !did {
+					w.now = was
+					w.steps--
+					w.recordIdle(limit)
+					return taken, evs
+				}
+			} else {
+				next := &q.slab[head.at]
+				if next.kind != itemDeliver && !w.live(next) { // a delivery is always live (live's default)
+					if !inLane && len(q.heap) >= w.sweepAt {
+						// Timers that can never act again come due one after
+						// another (a request answered long before its timeout):
+						// dropping them all in one pass costs less than taking
+						// each off the heap's top. Either way nothing happens.
+						w.compact()
+						continue
+					}
+					q.release(head.at) // drop, with the head already at hand
+					q.removeNext(inLane)
+					continue
+				}
+				if s := w.pausedOwner(next); s != nil {
+					// A paused process reads nothing and its timers wait with it;
+					// holding them takes no time.
+					s.hold(w.pop())
+					continue
+				}
+				was = w.now
+				if did = w.periodicFirst(next.due); !did {
+					// A periodic task that did nothing scheduled nothing: the
+					// head is still the item. It leaves the queue and is
+					// performed where it lies in the slab, not copied out; its
+					// slot is released once it has been performed. The pointer
+					// stays valid meanwhile, even as the item schedules others:
+					// the slot is not reused, and if the slab grows, the
+					// pointer keeps the old array (whose copy of the item
+					// nothing writes) alive.
+					at, it := head.at, next
+					q.removeNext(inLane)
+					w.now = max(was, it.due)
+					if it.kind == itemDeliver { // most items: perform's first case, without its call
+						did = w.deliver(it)
+					} else {
+						did = w.perform(it)
+					}
+					q.release(at)
+				}
+			}
 		}
-		w.queue.release(at)
 		if did {
-			// stepped, without its call for most steps
+			// The step ends: the checker, its events, its entry in the
+			// history and, when one is due, a checkpoint.
 			e := w.finishStep()
 			w.recordStep(limit)
 			if w.steps >= w.nextCkpt && !w.replaying { // maybeCheckpoint's own test, without the call at every step
@@ -140,11 +124,20 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 			taken++
 			continue
 		}
-		// The item turned out to have nothing to do: time does not move for it.
-		w.now = before
+		// The step turned out to have nothing to do: time does not move for it.
+		w.now = was
 		w.steps--
 	}
 	return taken, evs
+}
+
+// periodicFirst counts a step and runs the periodic tasks due by at (the
+// next item's due time, or the limit): whether one did something, which
+// is then the step. Mostly none is due by then: runPeriodic would find so
+// at once, and is not called.
+func (w *World) periodicFirst(at int64) bool {
+	w.steps++
+	return w.nextPeriodic <= at && w.runPeriodic(at)
 }
 
 // gather adds a step's events e to those of the steps before it, evs (see
@@ -155,17 +148,6 @@ func (w *World) gather(evs, e []trace.Event) []trace.Event {
 		return append(evs, e...)
 	}
 	return e
-}
-
-// stepped ends a step that did something: the checker, its events, its
-// entry in the history and, when one is due, a checkpoint.
-func (w *World) stepped(limit int64) []trace.Event {
-	evs := w.finishStep()
-	w.recordStep(limit)
-	if w.steps >= w.nextCkpt && !w.replaying {
-		w.maybeCheckpoint()
-	}
-	return evs
 }
 
 // finishStep runs the anomaly checker and closes the step's events.
