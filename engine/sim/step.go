@@ -37,7 +37,7 @@ func (w *World) stepsWithin(limit int64, n int) (taken int, evs []trace.Event) {
 			r := &q.reg
 			s, due := r.slot, r.due
 			switch {
-			case s.life != r.life || s.removed || r.ref != s.wakeGen: // live's wake
+			case !wakeLive(s, r.life, r.ref):
 				q.removeNext(true)
 				continue
 			case s.paused:
@@ -173,19 +173,21 @@ func (w *World) pausedOwner(it *item) *producerSlot {
 	return nil
 }
 
+// wakeLive reports whether a wake of slot s, asked for by its incarnation
+// life as its wake gen, is still the sender's pending one.
+func wakeLive(s *producerSlot, life, gen int) bool {
+	return s.life == life && !s.removed && s.wakeGen == gen
+}
+
 // live reports whether an item still has something to do, without doing
 // it, so that stale timers are dropped without moving the clock.
 func (w *World) live(it *item) bool {
 	switch it.kind {
-	case itemWake, itemProducerTimer:
+	case itemWake:
+		return wakeLive(it.slot, it.life, it.ref)
+	case itemProducerTimer:
 		s := it.slot
-		if s.life != it.life || s.removed {
-			return false
-		}
-		if it.kind == itemProducerTimer {
-			return s.p.TimerLive(it.timer, it.ref)
-		}
-		return it.ref == s.wakeGen
+		return s.life == it.life && !s.removed && s.p.TimerLive(it.timer, it.ref)
 	case itemProduceTimer:
 		b := w.broker(it.broker)
 		return b.Alive() && b.HasPending(it.ref)
