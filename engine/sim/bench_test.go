@@ -86,30 +86,94 @@ func BenchmarkProducePath(b *testing.B) {
 				b.ReportMetric(perOp(b)/untraced, "kfake/eoslab")
 			}
 		}()
-		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("orders"),
-			kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer cl.Close()
-		ctx := context.Background()
-		rec := &kgo.Record{Partition: 0, Value: []byte("p1-0")}
-		if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
-			b.Fatal(err)
-		}
+		produce, done := kfakeProducer(b)
+		defer done()
 		b.ReportAllocs()
 		for b.Loop() {
-			r := &kgo.Record{Partition: 0, Value: []byte("p1-0")}
-			if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-				b.Fatal(err)
-			}
+			produce()
 		}
 	})
+}
+
+// kfakeProducer starts a one-broker kfake cluster with the topic and a
+// kgo client, idempotent with acks=all as eoslab's producer is, produces
+// once, and returns what produces one record synchronously, and what
+// closes them both.
+func kfakeProducer(b *testing.B) (produce, done func()) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("orders"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.AllISRAcks()))
+	if err != nil {
+		c.Close()
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	produce = func() {
+		r := &kgo.Record{Partition: 0, Value: []byte("p1-0")}
+		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	produce()
+	return produce, func() { cl.Close(); c.Close() }
+}
+
+// BenchmarkProduceAlternating measures BenchmarkProducePath's
+// kfake/eoslab in a way less at the mercy of a busy machine, as
+// BenchmarkTracedAlternating does traced/untraced: eoslab's world and
+// kfake take turns, each iteration a segment of each (about 3 ms of
+// work apiece), the one that goes first alternating, and the median and
+// the quartiles of the segments' ratios of time a produce are reported
+// (above 1: eoslab faster).
+//
+//	go test ./engine/sim -run xxx -bench ProduceAlternating -benchtime 200x
+func BenchmarkProduceAlternating(b *testing.B) {
+	const segEoslab, segKfake = 4000, 150
+	w := New(1)
+	w.Apply(&script.Cluster{Brokers: 1, RF: 1, MinInsync: 1})
+	w.SetTracing(false)
+	w.Apply(&script.Producer{Name: "p1"})
+	w.Run()
+	send := &script.Send{Producer: "p1", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1}
+	produce, done := kfakeProducer(b)
+	defer done()
+	eoslab := func() float64 {
+		start := time.Now()
+		for range segEoslab {
+			w.Apply(send)
+			w.Run()
+		}
+		return float64(time.Since(start)) / segEoslab
+	}
+	kfake := func() float64 {
+		start := time.Now()
+		for range segKfake {
+			produce()
+		}
+		return float64(time.Since(start)) / segKfake
+	}
+	var ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var e, k float64
+		if i%2 == 0 {
+			e, k = eoslab(), kfake()
+		} else {
+			k, e = kfake(), eoslab()
+		}
+		ratios = append(ratios, k/e)
+	}
+	if got := w.Snapshot().Partitions[0].HighWatermark; got < int64(segEoslab*len(ratios)) {
+		b.Fatalf("high watermark %d after %d sends", got, segEoslab*len(ratios))
+	}
+	slices.Sort(ratios)
+	q := func(f float64) float64 { return ratios[int(f*float64(len(ratios)-1))] }
+	b.ReportMetric(q(0.5), "kfake/eoslab")
+	b.ReportMetric(q(0.25), "p25")
+	b.ReportMetric(q(0.75), "p75")
+	b.ReportMetric(0, "ns/op") // a pair of segments: not a figure of its own
 }
 
 // BenchmarkTracedAlternating measures traced/untraced as
