@@ -1,6 +1,10 @@
 package trace
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/eoslab/eoslab/engine/internal/prefault"
+)
 
 // logChunk is how many events a chunk of a Log holds (224 KB of them).
 const logChunk = 4096
@@ -158,16 +162,27 @@ func (l *Log) room() {
 		k := i / logChunk
 		chunks := l.chunks[:k:k]
 		if i%logChunk != 0 {
-			c := make([]Event, logChunk)
+			c := newChunk(i)
 			copy(c, l.chunks[k][:i%logChunk])
 			chunks = append(chunks, c)
 		}
 		l.chunks, l.own = chunks, true
 	}
 	if i/logChunk == len(l.chunks) {
-		l.chunks = append(l.chunks, make([]Event, logChunk))
+		l.chunks = append(l.chunks, newChunk(i))
 	}
 	l.free = l.chunks[i/logChunk][i%logChunk:]
+}
+
+// newChunk returns a chunk for the events from i on. A trace past its
+// first chunk is a long one, which will fill this one too: its pages are
+// asked for at once (prefault), the chunk's 48 page faults taken as one.
+func newChunk(i int) []Event {
+	c := make([]Event, logChunk)
+	if i >= logChunk {
+		prefault.Slice(c)
+	}
+	return c
 }
 
 // Pending is the number of pending events. (By pointer: asked after every

@@ -3,6 +3,8 @@ package trace
 import (
 	"strconv"
 	"unsafe"
+
+	"github.com/eoslab/eoslab/engine/internal/prefault"
 )
 
 // slabText is the size of a Slab's blocks: a few hundred events' worth.
@@ -71,7 +73,11 @@ func (s *Slab) Done(b Builder) Attrs {
 // room makes room for n more bytes in the block.
 func (s *Slab) room(n int) {
 	if cap(s.text)-len(s.text) < n {
+		grown := s.text != nil // a slab past its first block is a long trace's
 		s.text = make([]byte, 0, slabText)
+		if grown {
+			prefault.Slice(s.text) // its pages at once (see Log's newChunk)
+		}
 	}
 }
 
