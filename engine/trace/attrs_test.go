@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/eoslab/eoslab/engine/producerstate"
 )
@@ -66,9 +67,13 @@ func TestSlabKeeps(t *testing.T) {
 		want  string
 	}
 	var all []kept
-	for i := range 3 * slabText / 40 { // several blocks
+	blocks, last := 0, (*byte)(nil)
+	for i := range (slabText + 2*slabLong) / 24 { // the first block and two long ones
 		word := strings.Repeat(string(rune('a'+i%26)), 1+i%40)
 		a := s.Attrs(Attr{"w", Str(word)}, Attr{"i", Int(int64(i))})
+		if b := unsafe.SliceData(s.text[:cap(s.text)]); b != last {
+			blocks, last = blocks+1, b
+		}
 		e := Event{Attrs: a}
 		e = e.With("extra", Str("appended after")) // must not write into the slab
 		e.SetText(word)
@@ -76,6 +81,9 @@ func TestSlabKeeps(t *testing.T) {
 		if e.Str("w") != word || e.Str("extra") != "appended after" || e.Text() != word || e.Attrs.Len() != 3 {
 			t.Fatalf("event %d reads %q, %q, %q", i, e.Str("w"), e.Str("extra"), e.Text())
 		}
+	}
+	if blocks < 3 {
+		t.Fatalf("the attributes took %d blocks of the slab, want at least 3", blocks)
 	}
 	for i, k := range all {
 		if v, _ := k.attrs.Get("w"); v.String() != k.want || k.attrs.Len() != 2 {

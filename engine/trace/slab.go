@@ -7,8 +7,16 @@ import (
 	"github.com/eoslab/eoslab/engine/internal/prefault"
 )
 
-// slabText is the size of a Slab's blocks: a few hundred events' worth.
-const slabText = 16 << 10
+// slabText is the size of a Slab's first block: a few hundred events'
+// worth. A slab that fills it is a long trace's, and takes blocks of
+// slabLong from then on, whose pages it asks for at once (prefault):
+// one request for a long block costs less than the faults of its pages
+// when they are new, and little against the many events it holds when
+// they are not.
+const (
+	slabText = 16 << 10
+	slabLong = 256 << 10
+)
 
 // Slab is where the hottest events (those of the produce path) take their
 // room, so that a traced step allocates once every few hundred events
@@ -73,11 +81,12 @@ func (s *Slab) Done(b Builder) Attrs {
 // room makes room for n more bytes in the block.
 func (s *Slab) room(n int) {
 	if cap(s.text)-len(s.text) < n {
-		grown := s.text != nil // a slab past its first block is a long trace's
-		s.text = make([]byte, 0, slabText)
-		if grown {
-			prefault.Slice(s.text) // its pages at once (see Log's newChunk)
+		if s.text == nil {
+			s.text = make([]byte, 0, slabText)
+			return
 		}
+		s.text = make([]byte, 0, slabLong)
+		prefault.Slice(s.text)
 	}
 }
 
