@@ -80,14 +80,19 @@ func (s *Slab) Done(b Builder) Attrs {
 
 // room makes room for n more bytes in the block.
 func (s *Slab) room(n int) {
-	if cap(s.text)-len(s.text) < n {
-		if s.text == nil {
-			s.text = make([]byte, 0, slabText)
-			return
-		}
-		s.text = make([]byte, 0, slabLong)
-		prefault.Slice(s.text)
+	if cap(s.text)-len(s.text) < n { // the test inlined, with Begin, into every event's builder
+		s.newBlock()
 	}
+}
+
+// newBlock starts the slab's next block.
+func (s *Slab) newBlock() {
+	if s.text == nil {
+		s.text = make([]byte, 0, slabText)
+		return
+	}
+	s.text = make([]byte, 0, slabLong)
+	prefault.Slice(s.text)
 }
 
 // Partition returns topic-partition's name (msg.TP's String), made once.
