@@ -132,11 +132,7 @@ func kfakeProducer(b *testing.B) (produce, done func()) {
 //	go test ./engine/sim -run xxx -bench ProduceAlternating -benchtime 200x
 func BenchmarkProduceAlternating(b *testing.B) {
 	const segEoslab, segKfake = 4000, 150
-	w := New(1)
-	w.Apply(&script.Cluster{Brokers: 1, RF: 1, MinInsync: 1})
-	w.SetTracing(false)
-	w.Apply(&script.Producer{Name: "p1"})
-	w.Run()
+	w := produceWorld(1, false)
 	send := &script.Send{Producer: "p1", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1}
 	produce, done := kfakeProducer(b)
 	defer done()
@@ -168,12 +164,7 @@ func BenchmarkProduceAlternating(b *testing.B) {
 	if got := w.Snapshot().Partitions[0].HighWatermark; got < int64(segEoslab*len(ratios)) {
 		b.Fatalf("high watermark %d after %d sends", got, segEoslab*len(ratios))
 	}
-	slices.Sort(ratios)
-	q := func(f float64) float64 { return ratios[int(f*float64(len(ratios)-1))] }
-	b.ReportMetric(q(0.5), "kfake/eoslab")
-	b.ReportMetric(q(0.25), "p25")
-	b.ReportMetric(q(0.75), "p75")
-	b.ReportMetric(0, "ns/op") // a pair of segments: not a figure of its own
+	reportQuartiles(b, ratios, "kfake/eoslab")
 }
 
 // BenchmarkTracedAlternating measures traced/untraced as
@@ -184,14 +175,6 @@ func BenchmarkProduceAlternating(b *testing.B) {
 // pairs' ratios. (The trace grows over the whole run, as in eoslab-traced.)
 func BenchmarkTracedAlternating(b *testing.B) {
 	const seg = 2000
-	mk := func(traced bool) *World {
-		w := New(1)
-		w.Apply(&script.Cluster{Brokers: 1, RF: 1, MinInsync: 1})
-		w.SetTracing(traced)
-		w.Apply(&script.Producer{Name: "p1"})
-		w.Run()
-		return w
-	}
 	send := &script.Send{Producer: "p1", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1}
 	run := func(w *World) time.Duration {
 		start := time.Now()
@@ -201,24 +184,34 @@ func BenchmarkTracedAlternating(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	untraced, traced := mk(false), mk(true)
+	untraced, traced := produceWorld(1, false), produceWorld(1, true)
 	var ratios []float64
 	for b.Loop() {
 		u := run(untraced)
 		ratios = append(ratios, float64(run(traced))/float64(u))
 	}
+	reportQuartiles(b, ratios, "traced/untraced")
+}
+
+// reportQuartiles reports an alternating benchmark's result: the median
+// of its pairs' ratios as unit, and their quartiles (p25, p75). Its time
+// an iteration, a pair of segments, is no figure of its own.
+func reportQuartiles(b *testing.B, ratios []float64, unit string) {
 	slices.Sort(ratios)
 	q := func(f float64) float64 { return ratios[int(f*float64(len(ratios)-1))] }
-	b.ReportMetric(q(0.5), "traced/untraced")
+	b.ReportMetric(q(0.5), unit)
 	b.ReportMetric(q(0.25), "p25")
 	b.ReportMetric(q(0.75), "p75")
-	b.ReportMetric(0, "ns/op") // a pair of segments: not a figure of its own
+	b.ReportMetric(0, "ns/op")
 }
 
 // perOp is a finished benchmark's time per iteration, in ns.
 func perOp(b *testing.B) float64 { return float64(b.Elapsed().Nanoseconds()) / float64(max(b.N, 1)) }
 
-func benchWorldProduce(b *testing.B, rf int, traced bool) {
+// produceWorld is the world the produce benchmarks send to: one broker
+// (rf 1), or the default cluster of three (rf 3), and producer p1,
+// idempotent with acks=all, ready to send.
+func produceWorld(rf int, traced bool) *World {
 	w := New(1)
 	if rf == 1 {
 		w.Apply(&script.Cluster{Brokers: 1, RF: 1, MinInsync: 1})
@@ -226,6 +219,11 @@ func benchWorldProduce(b *testing.B, rf int, traced bool) {
 	w.SetTracing(traced)
 	w.Apply(&script.Producer{Name: "p1"})
 	w.Run()
+	return w
+}
+
+func benchWorldProduce(b *testing.B, rf int, traced bool) {
+	w := produceWorld(rf, traced)
 	send := &script.Send{Producer: "p1", TP: script.TopicPartition{Topic: "orders", Partition: 0}, Count: 1}
 	b.ReportAllocs()
 	for b.Loop() {
