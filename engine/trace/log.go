@@ -6,7 +6,7 @@ import (
 	"github.com/eoslab/eoslab/engine/internal/prefault"
 )
 
-// logChunk is how many events a chunk of a Log holds (224 KB of them).
+// logChunk is how many events a chunk of a Log holds (192 KB of them).
 const logChunk = 4096
 
 // Log is a trace that grows without ever moving or copying its events:

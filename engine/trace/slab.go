@@ -80,7 +80,7 @@ func (s *Slab) Done(b Builder) Attrs {
 
 // room makes room for n more bytes in the block.
 func (s *Slab) room(n int) {
-	if cap(s.text)-len(s.text) < n { // the test inlined, with Begin, into every event's builder
+	if cap(s.text)-len(s.text) < n { // the test inlined into Begin, the new block made apart
 		s.newBlock()
 	}
 }
