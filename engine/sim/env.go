@@ -284,6 +284,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		a = a.Bool(trace.KeyResponse, resp)
 		a = a.Addr(trace.KeyFrom, from.Broker, from.Client)
 		a = a.Addr(trace.KeyTo, to.Broker, to.Client)
+		head := len(a)
 		a = a.Int(trace.KeyDueMs, f.due)
 		a = a.Bool(trace.KeyDelayed, f.delayed)
 		a = a.Conn(trace.KeyConnection, conn, c.key.n, c.key.saidBy(from, to, resp))
@@ -301,6 +302,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		}
 		attrs := w.slab.Done(a)
 		w.event("message.send").Attrs = attrs
+		f.head = attrs[:head]
 	}
 	if refused && c.closed == connOpen {
 		why := "" // closeConn puts it in the trace only

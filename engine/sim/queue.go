@@ -407,6 +407,7 @@ func put(d, it *item) {
 		m, n := &f.m, &g.m
 		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = n.ID, n.From, n.To, n.SentMs, n.Conn, n.ReplyTo, n.Body
 		f.due, f.lost, f.lostHow, f.delayed, f.lostAt, f.to, f.cn, f.dir = g.due, g.lost, g.lostHow, g.delayed, g.lostAt, g.to, g.cn, g.dir
+		f.head = g.head
 		return
 	}
 	d.timer, d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = it.timer, it.slot, it.life, it.ref, it.broker, it.tp, it.txnID
@@ -577,6 +578,7 @@ func (q *queue) release(at int32) {
 		m := &f.m
 		m.ID, m.From, m.To, m.SentMs, m.Conn, m.ReplyTo, m.Body = 0, msg.Addr{}, msg.Addr{}, 0, 0, 0, nil
 		f.due, f.lost, f.lostHow, f.delayed, f.lostAt, f.to, f.cn, f.dir = 0, false, lostNot, false, 0, nil, nil, 0
+		f.head = ""
 	} else {
 		d.timer, d.slot, d.life, d.ref, d.broker, d.tp, d.txnID = 0, nil, 0, 0, 0, msg.TP{}, ""
 		d.conn.opener, d.conn.broker, d.conn.channel, d.conn.n = msg.Addr{}, 0, 0, 0

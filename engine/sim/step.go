@@ -428,14 +428,20 @@ func expectsAnswer(body msg.Body) bool {
 
 // emitDelivered emits the message.deliver of f, note ending its text.
 func (w *World) emitDelivered(f *flight, note string) {
-	m := &f.m
-	api := m.Body.Name()
-	a := w.slab.Begin(34 + len(api) + len(m.From.Client) + len(m.To.Client) + len(note)) // a broker's end: a byte or two
-	a = a.Int(trace.KeyMessage, int64(m.ID))
-	a = a.API(trace.KeyAPI, api)
-	a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
-	a = a.Addr(trace.KeyFrom, m.From.Broker, m.From.Client)
-	a = a.Addr(trace.KeyTo, m.To.Broker, m.To.Client)
+	var a trace.Builder
+	if h := f.head; h != "" {
+		a = w.slab.Begin(len(h) + 2 + len(note))
+		a = append(a, h...)
+	} else { // sent while the world did not trace, or replayed
+		m := &f.m
+		api := m.Body.Name()
+		a = w.slab.Begin(34 + len(api) + len(m.From.Client) + len(m.To.Client) + len(note)) // a broker's end: a byte or two
+		a = a.Int(trace.KeyMessage, int64(m.ID))
+		a = a.API(trace.KeyAPI, api)
+		a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
+		a = a.Addr(trace.KeyFrom, m.From.Broker, m.From.Client)
+		a = a.Addr(trace.KeyTo, m.To.Broker, m.To.Client)
+	}
 	a = a.Say(trace.SentenceDeliver).ArgText(note)
 	w.event("message.deliver").Attrs = w.slab.Done(a)
 }

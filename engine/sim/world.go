@@ -269,6 +269,11 @@ type flight struct {
 	to      *producerSlot // the receiving producer, if a producer receives it
 	cn      *connection   // the connection it travels on
 	dir     uint8         // toBroker or toOpener
+	// head is the message.send's attributes as far as the message's ends
+	// (its number, API, whether it answers, from, to), when the world
+	// traced it: the message.deliver's begin with the same bytes, copied
+	// (emitDelivered) rather than written again.
+	head trace.Attrs
 }
 
 // lostHow is why a message sent is lost, kept as a kind (and the number
