@@ -279,11 +279,7 @@ func (w *World) sendOn(from, to msg.Addr, conn, replyTo int, body msg.Body, resp
 		// content, which follows them.
 		conn := c.name()
 		a := w.slab.Begin(192 + len(api) + len(from.Client) + len(to.Client) + len(conn) + batches) // a broker's end: a byte or two
-		a = a.Int(trace.KeyMessage, int64(id))
-		a = a.API(trace.KeyAPI, api)
-		a = a.Bool(trace.KeyResponse, resp)
-		a = a.Addr(trace.KeyFrom, from.Broker, from.Client)
-		a = a.Addr(trace.KeyTo, to.Broker, to.Client)
+		a = appendHead(a, id, api, resp, from, to)
 		head := len(a)
 		a = a.Int(trace.KeyDueMs, f.due)
 		a = a.Bool(trace.KeyDelayed, f.delayed)

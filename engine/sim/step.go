@@ -426,6 +426,17 @@ func expectsAnswer(body msg.Body) bool {
 	return true
 }
 
+// appendHead appends the attributes a message's events begin with: its
+// number, API, whether it answers, and its ends. A message.send and its
+// message.deliver write the same bytes (flight.head).
+func appendHead(a trace.Builder, id int, api string, resp bool, from, to msg.Addr) trace.Builder {
+	a = a.Int(trace.KeyMessage, int64(id))
+	a = a.API(trace.KeyAPI, api)
+	a = a.Bool(trace.KeyResponse, resp)
+	a = a.Addr(trace.KeyFrom, from.Broker, from.Client)
+	return a.Addr(trace.KeyTo, to.Broker, to.Client)
+}
+
 // emitDelivered emits the message.deliver of f, note ending its text.
 func (w *World) emitDelivered(f *flight, note string) {
 	var a trace.Builder
@@ -436,11 +447,7 @@ func (w *World) emitDelivered(f *flight, note string) {
 		m := &f.m
 		api := m.Body.Name()
 		a = w.slab.Begin(34 + len(api) + len(m.From.Client) + len(m.To.Client) + len(note)) // a broker's end: a byte or two
-		a = a.Int(trace.KeyMessage, int64(m.ID))
-		a = a.API(trace.KeyAPI, api)
-		a = a.Bool(trace.KeyResponse, m.Body.IsResponse())
-		a = a.Addr(trace.KeyFrom, m.From.Broker, m.From.Client)
-		a = a.Addr(trace.KeyTo, m.To.Broker, m.To.Client)
+		a = appendHead(a, m.ID, api, m.Body.IsResponse(), m.From, m.To)
 	}
 	a = a.Say(trace.SentenceDeliver).ArgText(note)
 	w.event("message.deliver").Attrs = w.slab.Done(a)

@@ -1,9 +1,6 @@
 package prefault
 
-import (
-	"testing"
-	"unsafe"
-)
+import "testing"
 
 // Slice must leave what the memory holds as it was, whatever the type,
 // the size and where the slice starts within its pages: asking for pages
@@ -52,8 +49,5 @@ func bytesKept(t *testing.T, b []byte, from int) {
 		if s[i] != byte(i*7+1) {
 			t.Fatalf("byte %d is %d after Slice, was %d", i, s[i], byte(i*7+1))
 		}
-	}
-	if p := uintptr(unsafe.Pointer(unsafe.SliceData(s))); p == 0 {
-		t.Fatal("no memory")
 	}
 }
